@@ -1,0 +1,51 @@
+# Skill Librarian. `make demo` sets up and opens the app on the demo library;
+# `make check` sets up and runs every check (lint, types, import rules, tests).
+
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: setup demo check lint format types imports test test-fast bench screenshots clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+demo: setup
+	$(BIN)/librarian demo
+
+check: setup lint types imports test
+
+lint: setup
+	$(BIN)/ruff check app widgets store tests
+	$(BIN)/ruff format --check app widgets store tests
+
+format: setup
+	$(BIN)/ruff format app widgets store tests
+	$(BIN)/ruff check --fix app widgets store tests
+
+types: setup
+	$(BIN)/mypy
+
+imports: setup
+	$(BIN)/lint-imports
+
+test: setup
+	$(BIN)/python -m pytest -q
+
+test-fast: setup
+	$(BIN)/python -m pytest -q -m "not corpus"
+
+bench: setup
+	$(BIN)/librarian bench --json
+
+screenshots: setup
+	$(BIN)/python -m app.screenshots
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

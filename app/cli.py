@@ -1,0 +1,258 @@
+"""The `librarian` command. Thin: parses arguments, calls the store, prints results."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from app import render
+from store.config import ConfigError
+from store.embed import EmbeddingError
+from store.paths import default_demo_dir, resolve_library_dir
+
+Command = Callable[[argparse.Namespace], int]
+
+
+class CliError(Exception):
+    """An error reported as one line with a non-zero exit."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="librarian", description="Skill Librarian: curate what coding agents learn."
+    )
+    parser.add_argument(
+        "--library",
+        metavar="PATH",
+        help="library directory (default: $LIBRARIAN_HOME, else the platform data dir)",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    _add(sub, "app", "open the app (the default)")
+    demo = _add(sub, "demo", "build the demo library and open the app on it")
+    demo.add_argument("--no-open", action="store_true", help="build only, do not open the app")
+    demo.add_argument("--fresh", action="store_true", help="delete and rebuild the demo library")
+    scan = _add(sub, "scan", "reconcile the catalog with skill folders", json_flag=True)
+    scan.add_argument(
+        "roots",
+        nargs="*",
+        type=Path,
+        metavar="ROOT",
+        help="folders to scan (default: the configured or usual roots)",
+    )
+    scan.add_argument(
+        "--no-remember", action="store_true", help="do not add ROOTs to skills.extra_roots"
+    )
+    scan.add_argument("--no-embed", action="store_true", help="skip embeddings (lexical only)")
+    skills = _add(sub, "skills", "list skills", json_flag=True)
+    skills.add_argument("--filter", default="", help="substring filter on name/status/root")
+    skills.add_argument("--all", action="store_true", help="include uninstalled skills")
+    show = _add(sub, "show", "show one skill", json_flag=True)
+    show.add_argument("skill", help="name, id or path")
+    show.add_argument("--no-body", action="store_true", help="omit the body")
+    suggest = _add(sub, "suggest", "rank skills for task contexts", json_flag=True)
+    suggest.add_argument(
+        "contexts",
+        nargs="*",
+        metavar="CONTEXT",
+        help="task descriptions ('-' or none: one per line on stdin)",
+    )
+    suggest.add_argument(
+        "--batch", type=Path, metavar="FILE", help="file with one context per line"
+    )
+    suggest.add_argument("--limit", type=int, default=None, help="how many skills per context")
+    _add(sub, "verify", "check the library against its event log", json_flag=True)
+    _add(sub, "rebuild", "regenerate projections and the vector index from events", json_flag=True)
+    config = _add(sub, "config", "read or change config.toml")
+    config.add_argument("action", choices=["get", "set", "path", "show"])
+    config.add_argument("key", nargs="?")
+    config.add_argument("value", nargs="?")
+    bench = _add(sub, "bench", "run the benchmarks and print JSON", json_flag=True)
+    bench.add_argument("--quick", action="store_true", help="smaller sizes (for a smoke run)")
+    bench.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        help="run only these parts (scan, suggest, index, app, routing)",
+    )
+    return parser
+
+
+def _add(sub: Any, name: str, help_text: str, json_flag: bool = False) -> argparse.ArgumentParser:
+    parser: argparse.ArgumentParser = sub.add_parser(name, help=help_text, description=help_text)
+    if json_flag:
+        parser.add_argument("--json", action="store_true", help="machine-readable output")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    command = _COMMANDS[args.command or "app"]
+    try:
+        return command(args)
+    except KeyboardInterrupt:
+        return 130
+    except (CliError, ConfigError, EmbeddingError, OSError) as exc:
+        print(f"librarian: error: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:
+        from store.library import LibraryError
+
+        if isinstance(exc, LibraryError):
+            print(f"librarian: error: {exc}", file=sys.stderr)
+            return 2
+        raise
+
+
+def _library(args: argparse.Namespace) -> Any:
+    from store.library import Library
+
+    return Library(resolve_library_dir(args.library))
+
+
+def _emit(args: argparse.Namespace, data: Any, text: str) -> None:
+    if getattr(args, "json", False):
+        print(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+    else:
+        print(text)
+
+
+def cmd_app(args: argparse.Namespace) -> int:
+    from app.factory import run_app
+
+    return run_app(resolve_library_dir(args.library))
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from store.demo import build_demo
+
+    target = Path(args.library).expanduser().resolve() if args.library else default_demo_dir()
+    report = build_demo(target, fresh=args.fresh)
+    print(f"demo library at {target}: {report.installed + report.changed} skills")
+    if args.no_open:
+        return 0
+    from app.factory import run_app
+
+    return run_app(target)
+
+
+def cmd_scan(args: argparse.Namespace) -> int:
+    with _library(args) as library:
+        for root in args.roots:
+            if not root.expanduser().is_dir():
+                raise CliError(f"{root} is not a folder")
+        report = library.scan(args.roots or None, embed=not args.no_embed)
+        if args.roots and not args.no_remember:
+            library.remember_roots(args.roots)
+    _emit(args, render.scan_json(report), render.scan_text(report))
+    return 0
+
+
+def cmd_skills(args: argparse.Namespace) -> int:
+    with _library(args) as library:
+        rows = library.list_skills(args.filter, include_uninstalled=args.all)
+    _emit(args, [render.summary_json(r) for r in rows], render.skills_text(rows))
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    with _library(args) as library:
+        detail = library.get_skill(args.skill)
+    _emit(args, render.detail_json(detail), render.detail_text(detail, body=not args.no_body))
+    return 0
+
+
+def _contexts(args: argparse.Namespace) -> list[str]:
+    contexts = [c for c in args.contexts if c != "-"]
+    if args.batch:
+        contexts += args.batch.read_text(encoding="utf-8", errors="replace").splitlines()
+    wants_stdin = (not contexts and not args.batch) or "-" in args.contexts
+    if wants_stdin and sys.stdin is not None and not sys.stdin.isatty():
+        contexts += sys.stdin.read().splitlines()
+    contexts = [c.strip() for c in contexts if c.strip()]
+    if not contexts:
+        raise CliError("no context given (pass CONTEXT, --batch FILE, or lines on stdin)")
+    return contexts
+
+
+def cmd_suggest(args: argparse.Namespace) -> int:
+    contexts = _contexts(args)
+    with _library(args) as library:
+        results = library.suggest_many(contexts, args.limit)
+    data = [
+        {"context": c, "suggestions": [render.suggestion_json(s) for s in r]}
+        for c, r in zip(contexts, results, strict=True)
+    ]
+    _emit(args, data if len(data) > 1 else data[0], render.suggest_text(contexts, results))
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from store.verify import verify
+
+    with _library(args) as library:
+        report = verify(library)
+    _emit(args, report.as_dict(), render.verify_text(report))
+    return 0 if report.ok else 1
+
+
+def cmd_rebuild(args: argparse.Namespace) -> int:
+    from store.verify import rebuild
+
+    with _library(args) as library:
+        counts = rebuild(library)
+    _emit(
+        args, counts, f"replayed {counts['events']} events; indexed {counts['surfaces']} surfaces"
+    )
+    return 0
+
+
+def cmd_config(args: argparse.Namespace) -> int:
+    from store.config import Config
+    from store.paths import LibraryPaths
+
+    paths = LibraryPaths(resolve_library_dir(args.library))
+    paths.root.mkdir(parents=True, exist_ok=True)
+    config = Config(paths.config)
+    if args.action == "path":
+        print(paths.config)
+    elif args.action == "show":
+        print(paths.config.read_text(encoding="utf-8"), end="")
+    elif args.action == "get":
+        if not args.key:
+            raise CliError("config get needs a KEY")
+        value = config.get(args.key)
+        if value is None:
+            raise CliError(f"no config key {args.key!r}")
+        print(json.dumps(value) if not isinstance(value, str) else value)
+    else:
+        if not args.key or args.value is None:
+            raise CliError("config set needs KEY and VALUE")
+        print(json.dumps(config.set(args.key, args.value)))
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from store.bench import run_bench
+
+    results = run_bench(quick=args.quick, only=set(args.only))
+    print(json.dumps(results, indent=2))
+    return 0
+
+
+_COMMANDS: dict[str, Command] = {
+    "app": cmd_app,
+    "demo": cmd_demo,
+    "scan": cmd_scan,
+    "skills": cmd_skills,
+    "show": cmd_show,
+    "suggest": cmd_suggest,
+    "verify": cmd_verify,
+    "rebuild": cmd_rebuild,
+    "config": cmd_config,
+    "bench": cmd_bench,
+}

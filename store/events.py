@@ -1,0 +1,103 @@
+"""The append-only, hash-chained event log: the source of truth for every projection."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+from store.models import Event
+from store.projections import apply_event
+
+GENESIS_HASH = "0" * 64
+
+
+def canonical_json(value: Any) -> str:
+    """Stable JSON: sorted keys, no spaces, UTF-8 kept."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+def event_hash(
+    prev_hash: str, ts: str, type_: str, actor: str, subject: str, payload_json: str
+) -> str:
+    """SHA-256 over the previous hash and the canonical JSON of the rest of the event."""
+    body = canonical_json(
+        {
+            "ts": ts,
+            "type": type_,
+            "actor": actor,
+            "subject": subject,
+            "payload": json.loads(payload_json),
+        }
+    )
+    return hashlib.sha256((prev_hash + body).encode("utf-8")).hexdigest()
+
+
+def append(
+    conn: sqlite3.Connection,
+    type_: str,
+    subject: str,
+    payload: dict[str, Any],
+    actor: str,
+    ts: str | None = None,
+) -> Event:
+    """Append one event and update the projections; call inside a write transaction."""
+    row = conn.execute("SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1").fetchone()
+    seq = (row[0] + 1) if row else 1
+    prev = row[1] if row else GENESIS_HASH
+    stamp = ts or now_iso()
+    payload_json = canonical_json(payload)
+    digest = event_hash(prev, stamp, type_, actor, subject, payload_json)
+    conn.execute(
+        "INSERT INTO events(seq, ts, type, actor, subject, payload, prev_hash, hash)"
+        " VALUES (?,?,?,?,?,?,?,?)",
+        (seq, stamp, type_, actor, subject, payload_json, prev, digest),
+    )
+    event = Event(seq, stamp, type_, actor, subject, payload, prev, digest)
+    apply_event(conn, event)
+    return event
+
+
+def iter_events(conn: sqlite3.Connection, after: int = 0) -> Iterator[Event]:
+    cursor = conn.execute(
+        "SELECT seq, ts, type, actor, subject, payload, prev_hash, hash FROM events"
+        " WHERE seq > ? ORDER BY seq",
+        (after,),
+    )
+    for seq, ts, type_, actor, subject, payload, prev, digest in cursor:
+        yield Event(seq, ts, type_, actor, subject, json.loads(payload), prev, digest)
+
+
+def check_chain(conn: sqlite3.Connection) -> list[str]:
+    """Problems with the hash chain; empty when every link holds."""
+    problems: list[str] = []
+    prev = GENESIS_HASH
+    expected_seq = 1
+    cursor = conn.execute(
+        "SELECT seq, ts, type, actor, subject, payload, prev_hash, hash FROM events ORDER BY seq"
+    )
+    for seq, ts, type_, actor, subject, payload, prev_hash, digest in cursor:
+        if seq != expected_seq:
+            problems.append(f"event {seq}: sequence gap (expected {expected_seq})")
+        if prev_hash != prev:
+            problems.append(f"event {seq}: prev_hash does not match event {seq - 1}")
+        try:
+            recomputed = event_hash(prev_hash, ts, type_, actor, subject, payload)
+        except json.JSONDecodeError:
+            problems.append(f"event {seq}: payload is not valid JSON")
+            recomputed = ""
+        if recomputed != digest:
+            problems.append(f"event {seq} ({type_}): hash does not match its content")
+        prev = digest
+        expected_seq = seq + 1
+        if len(problems) >= 20:
+            problems.append("… more problems not listed")
+            break
+    return problems

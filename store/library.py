@@ -1,0 +1,484 @@
+"""The one façade over a library directory: typed methods returning frozen dataclasses."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from store import catalog, events
+from store.config import Config
+from store.db import Database
+from store.embed import Embedder, EmbeddingError, FastEmbedder, Matrix, model_slug
+from store.identity import resolve_actor
+from store.models import ScanReport, SkillDetail, SkillSummary, SkippedFile, Suggestion
+from store.paths import LibraryPaths
+from store.skills import discovery
+from store.skills.discovery import Found, Root
+from store.skills.reconcile import (
+    Candidate,
+    Loaded,
+    finding_dict,
+    load,
+    manifest_of,
+    read_candidate,
+)
+from store.skills.surface import SLOTS, surfaces, text_hash
+from store.vectors import VectorIndex
+
+Progress = Callable[[int, int], None]
+WRITE_BATCH = 250
+STATUS_EVENTS = frozenset(
+    {"skill.proposed", "skill.promoted", "skill.deprecated", "skill.retired", "skill.validated"}
+)
+
+
+class LibraryError(Exception):
+    """A problem a person can act on (bad argument, unknown skill, broken file)."""
+
+
+class Library:
+    """A skill library on disk: SQLite event log + projections, config, vector index."""
+
+    def __init__(self, root: Path, embedder: Embedder | None = None) -> None:
+        self.paths = LibraryPaths(root)
+        self.paths.ensure()
+        self.config = Config(self.paths.config)
+        self.db = Database(self.paths.db)
+        self._embedder = embedder
+        self._index: VectorIndex | None = None
+        self._actor = ""
+        self._synced: tuple[int, bool] = (-1, False)
+
+    # -- wiring ------------------------------------------------------------------------
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = FastEmbedder(
+                self.paths.models,
+                model_name=str(self.config.get("embedding.model")),
+                batch_size=int(self.config.get("embedding.batch_size")),
+                max_length=int(self.config.get("embedding.max_length")),
+            )
+        return self._embedder
+
+    @property
+    def model_name(self) -> str:
+        return (
+            self._embedder.model_name if self._embedder else str(self.config.get("embedding.model"))
+        )
+
+    @property
+    def actor(self) -> str:
+        if not self._actor:
+            self._actor = resolve_actor(
+                str(self.config.get("reviewer.name") or ""),
+                str(self.config.get("reviewer.email") or ""),
+            )
+        return self._actor
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> Library:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- roots and scanning ------------------------------------------------------------
+
+    def configured_roots(self, home: Path | None = None, cwd: Path | None = None) -> list[Root]:
+        """The roots a plain `scan` walks, in precedence order."""
+        configured = [Path(str(p)) for p in self.config.get("skills.roots") or []]
+        extra = [Path(str(p)) for p in self.config.get("skills.extra_roots") or []]
+        if configured:
+            roots = discovery.explicit_roots(configured, "configured")
+        else:
+            roots = discovery.default_roots(home or Path.home(), cwd or Path.cwd(), os.environ)
+        known = {str(r.path) for r in roots}
+        roots += [r for r in discovery.explicit_roots(extra, "extra") if str(r.path) not in known]
+        return roots
+
+    def remember_roots(self, paths: Sequence[Path]) -> None:
+        extra = [str(p) for p in self.config.get("skills.extra_roots") or []]
+        added = [str(p.expanduser().resolve()) for p in paths]
+        merged = extra + [p for p in added if p not in extra]
+        if merged != extra:
+            self.config.set("skills.extra_roots", json.dumps(merged))
+
+    def scan(
+        self,
+        paths: Sequence[Path] | None = None,
+        *,
+        embed: bool = True,
+        progress: Progress | None = None,
+    ) -> ScanReport:
+        """Reconcile the catalog with the files under the roots (idempotent by content)."""
+        started = time.perf_counter()
+        roots = discovery.explicit_roots(list(paths), "extra") if paths else self.configured_roots()
+        found, skipped, truncated = self._walk(roots)
+        known = self._known_by_path()
+        loaded, unchanged, skipped_more = self._read_changed(found, known, progress)
+        skipped += skipped_more
+        embedded = self._embed_loaded(loaded) if embed else 0
+        installed, changed = self._write_versions(loaded, known)
+        seen = {str(f.path) for f in found}
+        gone = self._write_uninstalls(roots, truncated, seen, known)
+        self.sync_index(embed=embed)
+        report = catalog.graph_report(self.db)
+        return ScanReport(
+            roots=tuple(str(r.path) for r in roots),
+            seen=len(found),
+            installed=installed,
+            changed=changed,
+            unchanged=unchanged,
+            uninstalled=gone,
+            skipped=tuple(skipped),
+            collisions=catalog.collisions(self.db),
+            dangling=report.dangling,
+            cycles=report.cycles,
+            embedded=embedded,
+            seconds=round(time.perf_counter() - started, 3),
+        )
+
+    def _walk(self, roots: list[Root]) -> tuple[list[Found], list[SkippedFile], set[str]]:
+        found: list[Found] = []
+        skipped: list[SkippedFile] = []
+        truncated: set[str] = set()
+        claimed: set[str] = set()
+        depth = int(self.config.get("skills.max_depth"))
+        limit = int(self.config.get("skills.max_dirs"))
+        for root in roots:
+            hits, problems = discovery.walk_root(root, depth, limit)
+            if any(p.code == "walk_limit" for p in problems):
+                truncated.add(str(root.path))
+            skipped += [p for p in problems if p.code != "root_missing"]
+            for hit in hits:
+                if str(hit.path) not in claimed:
+                    claimed.add(str(hit.path))
+                    found.append(hit)
+        return found, skipped, truncated
+
+    def _known_by_path(self) -> dict[str, sqlite3.Row]:
+        with self.db.read() as conn:
+            rows = conn.execute(
+                "SELECT s.skill_id, s.fs_path, s.root, s.status, s.current_version,"
+                " v.content_hash, v.files_hash FROM skills s JOIN skill_versions v"
+                " ON v.skill_id=s.skill_id AND v.version_no=s.current_version"
+            ).fetchall()
+        return {row["fs_path"]: row for row in rows}
+
+    def _read_changed(
+        self, found: list[Found], known: dict[str, sqlite3.Row], progress: Progress | None
+    ) -> tuple[list[Loaded], int, list[SkippedFile]]:
+        loaded: list[Loaded] = []
+        skipped: list[SkippedFile] = []
+        unchanged = 0
+        for done, hit in enumerate(found, start=1):
+            candidate = read_candidate(hit)
+            row = known.get(str(hit.path))
+            if isinstance(candidate, SkippedFile):
+                skipped.append(_kept(candidate, row))
+            elif row is not None and row["status"] != "uninstalled" and _same(row, candidate):
+                unchanged += 1
+            else:
+                result = load(candidate)
+                if isinstance(result, SkippedFile):
+                    skipped.append(_kept(result, row))
+                else:
+                    loaded.append(result)
+            if progress is not None and (done % 25 == 0 or done == len(found)):
+                progress(done, len(found))
+        return loaded, unchanged, skipped
+
+    def _write_versions(
+        self, loaded: list[Loaded], known: dict[str, sqlite3.Row]
+    ) -> tuple[int, int]:
+        installed = changed = 0
+        for start in range(0, len(loaded), WRITE_BATCH):
+            with self.db.write() as conn:
+                next_id = (
+                    int(conn.execute("SELECT coalesce(max(skill_id),0) FROM skills").fetchone()[0])
+                    + 1
+                )
+                for item in loaded[start : start + WRITE_BATCH]:
+                    row = known.get(str(item.candidate.found.path))
+                    if row is None or row["status"] == "uninstalled":
+                        sid = next_id if row is None else int(row["skill_id"])
+                        next_id += row is None
+                        self._append_version(conn, "skill.installed", sid, item, row)
+                        installed += 1
+                    else:
+                        self._append_version(conn, "skill.changed", int(row["skill_id"]), item, row)
+                        changed += 1
+        return installed, changed
+
+    def _append_version(
+        self, conn: sqlite3.Connection, type_: str, sid: int, item: Loaded, row: sqlite3.Row | None
+    ) -> None:
+        cand, parsed = item.candidate, item.parsed
+        version_no = (
+            1 if row is None else int(row["current_version"]) + (0 if _same(row, cand) else 1)
+        )
+        source_hash = _store_blob(conn, cand.data.decode("utf-8", errors="replace"))
+        body_hash = _store_blob(conn, parsed.body)
+        payload: dict[str, Any] = {
+            "skill_id": sid,
+            "fs_path": str(cand.found.path),
+            "dir": str(cand.found.path.parent),
+            "root": str(cand.found.root.path),
+            "scope": cand.found.root.scope,
+            "scope_rank": cand.found.root.scope_rank,
+            "root_rank": cand.found.root.root_rank,
+            "version_no": version_no,
+            "content_hash": cand.content_hash,
+            "files_hash": cand.files_hash,
+            "source_hash": source_hash,
+            "body_hash": body_hash,
+            "manifest": manifest_of(parsed),
+            "frontmatter": parsed.frontmatter,
+            "warnings": [[w.code, w.message] for w in parsed.warnings],
+            "findings": [finding_dict(f) for f in item.findings],
+            "relations": [list(r) for r in parsed.relations],
+        }
+        if type_ == "skill.installed":
+            payload["status"] = "stable"
+        events.append(conn, type_, f"skill:{parsed.name}", payload, self.actor)
+
+    def _write_uninstalls(
+        self, roots: list[Root], truncated: set[str], seen: set[str], known: dict[str, sqlite3.Row]
+    ) -> int:
+        scanned = {str(r.path) for r in roots} - truncated
+        gone = [
+            row
+            for path, row in known.items()
+            if row["status"] != "uninstalled"
+            and row["root"] in scanned
+            and path not in seen
+            and not os.path.exists(path)
+        ]
+        if not gone:
+            return 0
+        with self.db.write() as conn:
+            for row in gone:
+                name = conn.execute(
+                    "SELECT name FROM skills WHERE skill_id=?", (row["skill_id"],)
+                ).fetchone()[0]
+                events.append(
+                    conn,
+                    "skill.uninstalled",
+                    f"skill:{name}",
+                    {
+                        "skill_id": int(row["skill_id"]),
+                        "fs_path": row["fs_path"],
+                        "reason": "SKILL.md no longer exists",
+                    },
+                    self.actor,
+                )
+        return len(gone)
+
+    # -- embeddings and the vector index -----------------------------------------------
+
+    def _embed_loaded(self, loaded: list[Loaded]) -> int:
+        """Embed new surfaces before the write transaction (slow work outside the lock)."""
+        texts = {text_hash(t): t for item in loaded for _, t in surfaces(manifest_of(item.parsed))}
+        try:
+            return self.embed_missing(texts)
+        except EmbeddingError:
+            return 0
+
+    def embed_missing(self, texts: dict[str, str]) -> int:
+        """Embed texts (by hash) not yet in the cache for this model; returns how many."""
+        if not texts:
+            return 0
+        model = self.model_name
+        with self.db.read() as conn:
+            have = {
+                row[0]
+                for row in conn.execute("SELECT text_hash FROM embeddings WHERE model=?", (model,))
+            }
+        missing = [(h, t) for h, t in texts.items() if h not in have]
+        for start in range(0, len(missing), 512):
+            chunk = missing[start : start + 512]
+            vectors = self.embedder.embed([t for _, t in chunk])
+            with self.db.write() as conn:
+                conn.executemany(
+                    "INSERT OR REPLACE INTO embeddings(model, text_hash, dim, vector)"
+                    " VALUES (?,?,?,?)",
+                    [
+                        (model, h, int(v.shape[0]), v.astype(np.float32).tobytes())
+                        for (h, _), v in zip(chunk, vectors, strict=True)
+                    ],
+                )
+        return len(missing)
+
+    @property
+    def index(self) -> VectorIndex:
+        if self._index is None:
+            self._index = VectorIndex(self.paths.vectors, model_slug(self.model_name))
+        return self._index
+
+    def last_seq(self) -> int:
+        with self.db.read() as conn:
+            return int(conn.execute("SELECT coalesce(max(seq), 0) FROM events").fetchone()[0])
+
+    def sync_index(self, *, embed: bool = True, force: bool = False) -> bool:
+        """Make the vector index match SQLite; True when every surface is indexed.
+
+        Cheap when nothing changed since the last sync in this process.
+        """
+        seq = self.last_seq()
+        if not force and self._synced == (seq, True):
+            return True
+        if embed:
+            try:
+                self.embed_missing(self._unembedded_texts())
+            except EmbeddingError:
+                embed = False
+        total, wanted = self._indexable()
+        with self.db.lock:
+            index = self.index
+            loaded = index.meta is not None or index.load(self._dim())
+            if force or not loaded or index.deleted > max(64, len(wanted) // 4):
+                labels = sorted(wanted)
+                index.build(self.model_name, wanted, labels, self._vectors_for(wanted, labels))
+                index.save()
+            elif index.entries != wanted:
+                current = index.entries
+                add = {lab: h for lab, h in wanted.items() if current.get(lab) != h}
+                labels = sorted(add)
+                index.update(
+                    add,
+                    labels,
+                    self._vectors_for(add, labels),
+                    [lab for lab in current if lab not in wanted],
+                )
+                index.save()
+        self._synced = (seq, len(wanted) == total)
+        return len(wanted) == total
+
+    def _unembedded_texts(self) -> dict[str, str]:
+        with self.db.read() as conn:
+            rows = conn.execute(
+                "SELECT DISTINCT t.text_hash, t.text FROM skill_texts t WHERE NOT EXISTS"
+                " (SELECT 1 FROM embeddings e WHERE e.model=? AND e.text_hash=t.text_hash)",
+                (self.model_name,),
+            ).fetchall()
+        return {h: t for h, t in rows}
+
+    def _indexable(self) -> tuple[int, dict[int, str]]:
+        """(number of surfaces, {label: text_hash} of those with a stored embedding)."""
+        with self.db.read() as conn:
+            total = int(conn.execute("SELECT count(*) FROM skill_texts").fetchone()[0])
+            rows = conn.execute(
+                "SELECT t.label, t.text_hash FROM skill_texts t JOIN embeddings e"
+                " ON e.model=? AND e.text_hash=t.text_hash",
+                (self.model_name,),
+            ).fetchall()
+        return total, {int(label): h for label, h in rows}
+
+    def _vectors_for(self, wanted: dict[int, str], labels: list[int]) -> Matrix:
+        hashes = sorted({wanted[lab] for lab in labels})
+        found: dict[str, Matrix] = {}
+        with self.db.read() as conn:
+            for start in range(0, len(hashes), 500):
+                chunk = hashes[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                for h, blob in conn.execute(
+                    f"SELECT text_hash, vector FROM embeddings WHERE model=? AND text_hash IN"
+                    f" ({marks})",
+                    (self.model_name, *chunk),
+                ):
+                    found[h] = np.frombuffer(blob, dtype=np.float32)
+        return _stack([found[wanted[lab]] for lab in labels], self._dim())
+
+    def _dim(self) -> int:
+        with self.db.read() as conn:
+            row = conn.execute(
+                "SELECT dim FROM embeddings WHERE model=? LIMIT 1", (self.model_name,)
+            ).fetchone()
+        if row:
+            return int(row[0])
+        return self._embedder.dim if self._embedder is not None else 384
+
+    def change_status(self, key: str | int, event_type: str, reason: str) -> None:
+        """Record a status event (deprecate, retire, promote, ...) for one skill."""
+        if event_type not in STATUS_EVENTS:
+            raise LibraryError(f"unknown status event {event_type!r}")
+        with self.db.write() as conn:
+            sid = catalog.resolve(conn, key)
+            if sid is None:
+                raise LibraryError(f"no skill named {key!r}")
+            name = conn.execute("SELECT name FROM skills WHERE skill_id=?", (sid,)).fetchone()[0]
+            events.append(
+                conn, event_type, f"skill:{name}", {"skill_id": sid, "reason": reason}, self.actor
+            )
+
+    # -- reading ------------------------------------------------------------------------
+
+    def skill_count(self, include_uninstalled: bool = False) -> int:
+        return catalog.count(self.db, include_uninstalled)
+
+    def list_skills(
+        self,
+        text: str = "",
+        include_uninstalled: bool = False,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[SkillSummary]:
+        return catalog.list_skills(self.db, text, include_uninstalled, limit, offset)
+
+    def get_skill(self, key: str | int) -> SkillDetail:
+        detail = catalog.get_skill(self.db, key)
+        if detail is None:
+            raise LibraryError(f"no skill named {key!r}")
+        return detail
+
+    def suggest(self, context: str, limit: int | None = None) -> list[Suggestion]:
+        return self.suggest_many([context], limit)[0]
+
+    def suggest_many(
+        self, contexts: Sequence[str], limit: int | None = None
+    ) -> list[list[Suggestion]]:
+        from store.search import Searcher
+
+        self.sync_index(embed=True)
+        searcher = Searcher(self)
+        return searcher.suggest_many(contexts, limit or int(self.config.get("suggest.limit")))
+
+
+def _same(row: sqlite3.Row, candidate: Candidate) -> bool:
+    return bool(
+        row["content_hash"] == candidate.content_hash and row["files_hash"] == candidate.files_hash
+    )
+
+
+def _kept(skip: SkippedFile, row: sqlite3.Row | None) -> SkippedFile:
+    if row is None or row["status"] == "uninstalled":
+        return skip
+    return SkippedFile(skip.path, skip.code, f"{skip.reason}; kept the previous version")
+
+
+def _store_blob(conn: sqlite3.Connection, text: str) -> str:
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    conn.execute("INSERT OR IGNORE INTO blobs(hash, text) VALUES (?,?)", (digest, text))
+    return digest
+
+
+def _stack(vectors: list[Matrix], dim: int) -> Matrix:
+    if not vectors:
+        return np.zeros((0, dim), dtype=np.float32)
+    return np.vstack(vectors).astype(np.float32)
+
+
+def label_skill(label: int) -> int:
+    return label // SLOTS

@@ -1,0 +1,163 @@
+"""Schema as code: each migration runs once, in order, tracked by `PRAGMA user_version`."""
+
+from __future__ import annotations
+
+import sqlite3
+
+MIGRATIONS: tuple[str, ...] = (
+    # 1: the event log, content blobs, the skill catalog projections, search, embeddings
+    """
+    CREATE TABLE events(
+        seq INTEGER PRIMARY KEY,
+        ts TEXT NOT NULL,
+        type TEXT NOT NULL,
+        actor TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        prev_hash TEXT NOT NULL,
+        hash TEXT NOT NULL UNIQUE
+    );
+    CREATE INDEX events_subject ON events(subject);
+    CREATE INDEX events_type ON events(type);
+    CREATE TRIGGER events_append_only_update BEFORE UPDATE ON events
+        BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
+    CREATE TRIGGER events_append_only_delete BEFORE DELETE ON events
+        BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
+
+    CREATE TABLE blobs(hash TEXT PRIMARY KEY, text TEXT NOT NULL);
+
+    CREATE TABLE skills(
+        skill_id INTEGER PRIMARY KEY,
+        fs_path TEXT NOT NULL UNIQUE,
+        dir TEXT NOT NULL,
+        name TEXT NOT NULL,
+        root TEXT NOT NULL,
+        scope TEXT NOT NULL,
+        scope_rank INTEGER NOT NULL,
+        root_rank INTEGER NOT NULL,
+        status TEXT NOT NULL,
+        current_version INTEGER NOT NULL,
+        installed_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        last_used_at TEXT,
+        use_count INTEGER NOT NULL DEFAULT 0,
+        success_count INTEGER NOT NULL DEFAULT 0,
+        failure_count INTEGER NOT NULL DEFAULT 0,
+        last_success_at TEXT,
+        last_failure_at TEXT,
+        owner_scope TEXT NOT NULL DEFAULT 'TEAM',
+        approved_by TEXT NOT NULL DEFAULT ''
+    );
+    CREATE INDEX skills_name ON skills(name);
+    CREATE INDEX skills_status ON skills(status);
+
+    CREATE TABLE skill_versions(
+        skill_id INTEGER NOT NULL,
+        version_no INTEGER NOT NULL,
+        content_hash TEXT NOT NULL,
+        files_hash TEXT NOT NULL,
+        source_hash TEXT NOT NULL,
+        body_hash TEXT NOT NULL,
+        name TEXT NOT NULL,
+        declared_name TEXT,
+        description TEXT NOT NULL,
+        when_to_use TEXT NOT NULL,
+        triggers TEXT NOT NULL,
+        tags TEXT NOT NULL,
+        role TEXT NOT NULL,
+        version_label TEXT NOT NULL,
+        license TEXT NOT NULL,
+        compatibility TEXT NOT NULL,
+        allowed_tools TEXT NOT NULL,
+        frontmatter TEXT NOT NULL,
+        warnings TEXT NOT NULL,
+        findings TEXT NOT NULL,
+        warning_count INTEGER NOT NULL,
+        finding_count INTEGER NOT NULL,
+        max_severity TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        event_seq INTEGER NOT NULL,
+        event_type TEXT NOT NULL,
+        PRIMARY KEY(skill_id, version_no)
+    );
+
+    CREATE TABLE relations(
+        source_id INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        target_name TEXT NOT NULL,
+        origin TEXT NOT NULL,
+        added_at TEXT NOT NULL,
+        PRIMARY KEY(source_id, type, target_name, origin)
+    );
+    CREATE INDEX relations_target ON relations(target_name);
+
+    CREATE TABLE denylist(
+        name TEXT PRIMARY KEY,
+        skill_id INTEGER,
+        reason TEXT NOT NULL,
+        added_at TEXT NOT NULL
+    );
+
+    CREATE TABLE skill_texts(
+        label INTEGER PRIMARY KEY,
+        skill_id INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        text TEXT NOT NULL,
+        text_hash TEXT NOT NULL
+    );
+    CREATE INDEX skill_texts_skill ON skill_texts(skill_id);
+
+    CREATE VIRTUAL TABLE skills_fts USING fts5(
+        name, description, extra, tokenize = 'porter unicode61 remove_diacritics 2'
+    );
+
+    CREATE TABLE embeddings(
+        model TEXT NOT NULL,
+        text_hash TEXT NOT NULL,
+        dim INTEGER NOT NULL,
+        vector BLOB NOT NULL,
+        PRIMARY KEY(model, text_hash)
+    );
+    """,
+)
+
+#: Tables rebuilt by replaying events; `verify` compares them with a scratch replay.
+PROJECTION_TABLES: dict[str, str] = {
+    "skills": "skill_id",
+    "skill_versions": "skill_id, version_no",
+    "relations": "source_id, type, target_name, origin",
+    "denylist": "name",
+    "skill_texts": "label",
+    "skills_fts": "rowid",
+}
+
+
+def migrate(conn: sqlite3.Connection) -> int:
+    """Bring the schema up to date; returns the new schema version."""
+    current = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    for number, script in enumerate(MIGRATIONS[current:], start=current + 1):
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in _statements(script):
+                conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {number}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+    return len(MIGRATIONS)
+
+
+def _statements(script: str) -> list[str]:
+    """Split a script on statement ends (trigger bodies keep their inner semicolons)."""
+    statements: list[str] = []
+    buffer = ""
+    for line in script.splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            if buffer.strip():
+                statements.append(buffer.strip())
+            buffer = ""
+    if buffer.strip():
+        statements.append(buffer.strip())
+    return statements

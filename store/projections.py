@@ -1,0 +1,240 @@
+"""Projections: every table here is a pure function of the event log.
+
+`apply_event` is the only code that writes projection rows, both for live writes (inside
+the same transaction as the event) and for replays (`rebuild`, `verify`).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable
+from typing import Any
+
+from store.models import Event
+from store.skills.surface import SLOTS, fts_columns, surfaces, text_hash
+
+Handler = Callable[[sqlite3.Connection, Event], None]
+_HANDLERS: dict[str, Handler] = {}
+
+_SEVERITY_ORDER = {"high": 3, "medium": 2, "low": 1}
+
+
+def handles(*types: str) -> Callable[[Handler], Handler]:
+    def register(func: Handler) -> Handler:
+        for type_ in types:
+            _HANDLERS[type_] = func
+        return func
+
+    return register
+
+
+def apply_event(conn: sqlite3.Connection, event: Event) -> None:
+    """Update the projections for one event; unknown types change nothing."""
+    handler = _HANDLERS.get(event.type)
+    if handler is not None:
+        handler(conn, event)
+
+
+def known_event_types() -> frozenset[str]:
+    return frozenset(_HANDLERS)
+
+
+def max_severity(findings: list[dict[str, Any]]) -> str:
+    best = max(
+        (f.get("severity", "") for f in findings),
+        key=lambda s: _SEVERITY_ORDER.get(s, 0),
+        default="",
+    )
+    return best
+
+
+@handles("skill.installed", "skill.changed")
+def _skill_version(conn: sqlite3.Connection, event: Event) -> None:
+    p = event.payload
+    sid = int(p["skill_id"])
+    existing = conn.execute("SELECT status FROM skills WHERE skill_id=?", (sid,)).fetchone()
+    status = p.get("status") or (existing[0] if existing else "stable")
+    if existing is None:
+        conn.execute(
+            "INSERT INTO skills(skill_id, fs_path, dir, name, root, scope, scope_rank, root_rank,"
+            " status, current_version, installed_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                sid,
+                p["fs_path"],
+                p["dir"],
+                p["manifest"]["name"],
+                p["root"],
+                p["scope"],
+                p["scope_rank"],
+                p["root_rank"],
+                status,
+                p["version_no"],
+                event.ts,
+                event.ts,
+            ),
+        )
+    else:
+        conn.execute(
+            "UPDATE skills SET fs_path=?, dir=?, name=?, root=?, scope=?, scope_rank=?,"
+            " root_rank=?, status=?, current_version=?, updated_at=? WHERE skill_id=?",
+            (
+                p["fs_path"],
+                p["dir"],
+                p["manifest"]["name"],
+                p["root"],
+                p["scope"],
+                p["scope_rank"],
+                p["root_rank"],
+                status,
+                p["version_no"],
+                event.ts,
+                sid,
+            ),
+        )
+    _insert_version(conn, event)
+    _replace_extracted_relations(conn, sid, p.get("relations", []), event.ts)
+    _index_skill(conn, sid, p["manifest"])
+
+
+def _insert_version(conn: sqlite3.Connection, event: Event) -> None:
+    p = event.payload
+    m = p["manifest"]
+    findings = p.get("findings", [])
+    warnings = p.get("warnings", [])
+    conn.execute(
+        "INSERT OR IGNORE INTO skill_versions(skill_id, version_no, content_hash, files_hash,"
+        " source_hash, body_hash, name, declared_name, description, when_to_use, triggers, tags,"
+        " role, version_label, license, compatibility, allowed_tools, frontmatter, warnings,"
+        " findings, warning_count, finding_count, max_severity, created_at, event_seq, event_type)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        (
+            int(p["skill_id"]),
+            int(p["version_no"]),
+            p["content_hash"],
+            p["files_hash"],
+            p["source_hash"],
+            p["body_hash"],
+            m["name"],
+            m.get("declared_name"),
+            m["description"],
+            m.get("when_to_use", ""),
+            _dumps(m.get("triggers", [])),
+            _dumps(m.get("tags", [])),
+            m.get("role", ""),
+            m.get("version", ""),
+            m.get("license", ""),
+            m.get("compatibility", ""),
+            _dumps(m.get("allowed_tools", [])),
+            _dumps(p.get("frontmatter", {})),
+            _dumps(warnings),
+            _dumps(findings),
+            len(warnings),
+            len(findings),
+            max_severity(findings),
+            event.ts,
+            event.seq,
+            event.type,
+        ),
+    )
+
+
+def _replace_extracted_relations(
+    conn: sqlite3.Connection, sid: int, relations: list[list[str]], ts: str
+) -> None:
+    conn.execute("DELETE FROM relations WHERE source_id=? AND origin='extracted'", (sid,))
+    conn.executemany(
+        "INSERT OR IGNORE INTO relations(source_id, type, target_name, origin, added_at)"
+        " VALUES (?,?,?,'extracted',?)",
+        [(sid, rel_type, target, ts) for rel_type, target in relations],
+    )
+
+
+def _index_skill(conn: sqlite3.Connection, sid: int, manifest: dict[str, Any]) -> None:
+    _unindex_skill(conn, sid)
+    rows = [
+        (sid * SLOTS + i, sid, kind, text, text_hash(text))
+        for i, (kind, text) in enumerate(surfaces(manifest))
+    ]
+    conn.executemany(
+        "INSERT INTO skill_texts(label, skill_id, kind, text, text_hash) VALUES (?,?,?,?,?)", rows
+    )
+    name, description, extra = fts_columns(manifest)
+    conn.execute(
+        "INSERT INTO skills_fts(rowid, name, description, extra) VALUES (?,?,?,?)",
+        (sid, name, description, extra),
+    )
+
+
+def _unindex_skill(conn: sqlite3.Connection, sid: int) -> None:
+    conn.execute("DELETE FROM skill_texts WHERE skill_id=?", (sid,))
+    conn.execute("DELETE FROM skills_fts WHERE rowid=?", (sid,))
+
+
+@handles("skill.uninstalled")
+def _skill_uninstalled(conn: sqlite3.Connection, event: Event) -> None:
+    sid = int(event.payload["skill_id"])
+    conn.execute(
+        "UPDATE skills SET status='uninstalled', updated_at=? WHERE skill_id=?", (event.ts, sid)
+    )
+    _unindex_skill(conn, sid)
+
+
+@handles("skill.proposed", "skill.promoted", "skill.deprecated", "skill.validated")
+def _skill_status(conn: sqlite3.Connection, event: Event) -> None:
+    status = {
+        "skill.proposed": "proposed",
+        "skill.promoted": "stable",
+        "skill.deprecated": "deprecated",
+        "skill.validated": None,
+    }[event.type]
+    if status is not None:
+        conn.execute(
+            "UPDATE skills SET status=?, updated_at=? WHERE skill_id=?",
+            (status, event.ts, int(event.payload["skill_id"])),
+        )
+
+
+@handles("skill.retired")
+def _skill_retired(conn: sqlite3.Connection, event: Event) -> None:
+    sid = int(event.payload["skill_id"])
+    conn.execute(
+        "UPDATE skills SET status='retired', updated_at=? WHERE skill_id=?", (event.ts, sid)
+    )
+    row = conn.execute("SELECT name FROM skills WHERE skill_id=?", (sid,)).fetchone()
+    if row is not None:
+        conn.execute(
+            "INSERT OR REPLACE INTO denylist(name, skill_id, reason, added_at) VALUES (?,?,?,?)",
+            (row[0], sid, str(event.payload.get("reason", "")), event.ts),
+        )
+
+
+@handles("skill.applied")
+def _skill_applied(conn: sqlite3.Connection, event: Event) -> None:
+    conn.execute(
+        "UPDATE skills SET last_used_at=?, use_count=use_count+1 WHERE skill_id=?",
+        (event.ts, int(event.payload["skill_id"])),
+    )
+
+
+@handles("relation.added")
+def _relation_added(conn: sqlite3.Connection, event: Event) -> None:
+    p = event.payload
+    conn.execute(
+        "INSERT OR IGNORE INTO relations(source_id, type, target_name, origin, added_at)"
+        " VALUES (?,?,?,?,?)",
+        (int(p["source_id"]), p["type"], p["target_name"], p.get("origin", "manual"), event.ts),
+    )
+
+
+@handles("relation.removed")
+def _relation_removed(conn: sqlite3.Connection, event: Event) -> None:
+    p = event.payload
+    conn.execute(
+        "DELETE FROM relations WHERE source_id=? AND type=? AND target_name=? AND origin=?",
+        (int(p["source_id"]), p["type"], p["target_name"], p.get("origin", "manual")),
+    )
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)

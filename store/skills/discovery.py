@@ -1,0 +1,182 @@
+"""Where skills live, and a bounded, loop-safe walk that finds their SKILL.md files.
+
+Precedence on a name collision (documented in the README): user scope beats project
+scope, which beats plugin caches, which beat extra roots; within a scope the root listed
+first wins; within one root the path that sorts first wins.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from store.models import SkippedFile
+
+SKILL_FILENAMES = ("SKILL.md", "skill.md")
+SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__", ".venv", ".hg", ".svn"})
+USER_CLIENT_DIRS = (".claude", ".agents", ".codex", ".gemini", ".cursor")
+PROJECT_CLIENT_DIRS = (".claude", ".agents", ".codex", ".gemini", ".cursor", ".opencode")
+SCOPE_RANKS = {"configured": 0, "user": 1, "project": 2, "plugin": 3, "extra": 4}
+
+
+@dataclass(frozen=True)
+class Root:
+    """A folder that holds skill folders."""
+
+    path: Path
+    scope: str
+    root_rank: int
+
+    @property
+    def scope_rank(self) -> int:
+        return SCOPE_RANKS.get(self.scope, 9)
+
+
+@dataclass(frozen=True)
+class Found:
+    """A SKILL.md found under a root."""
+
+    path: Path  # real path of the SKILL.md
+    root: Root
+
+
+def claude_home(home: Path, env: Mapping[str, str]) -> Path:
+    configured = env.get("CLAUDE_CONFIG_DIR", "").split(",")[0].strip()
+    return Path(configured).expanduser() if configured else home / ".claude"
+
+
+def user_roots(home: Path, env: Mapping[str, str]) -> list[Path]:
+    claude = claude_home(home, env)
+    paths = [claude / "skills"]
+    paths += [home / d / "skills" for d in USER_CLIENT_DIRS if d != ".claude"]
+    paths.append(home / ".config" / "opencode" / "skills")
+    return paths
+
+
+def project_roots(cwd: Path) -> list[Path]:
+    """Client skill folders from cwd up to the git root (cwd alone when not in a repo)."""
+    chain: list[Path] = []
+    current = cwd.resolve()
+    for folder in (current, *current.parents):
+        chain.append(folder)
+        if (folder / ".git").exists():
+            break
+    else:
+        chain = [current]
+    return [folder / d / "skills" for folder in chain for d in PROJECT_CLIENT_DIRS]
+
+
+def plugin_roots(home: Path, env: Mapping[str, str], max_depth: int = 5) -> list[Path]:
+    """`skills/` folders inside the plugin cache (cache/<market>/<plugin>/<version>/skills)."""
+    cache = claude_home(home, env) / "plugins" / "cache"
+    found: list[Path] = []
+    if not cache.is_dir():
+        return found
+    queue: deque[tuple[Path, int]] = deque([(cache, 0)])
+    seen: set[str] = set()
+    while queue and len(seen) < 5000:
+        folder, depth = queue.popleft()
+        real = os.path.realpath(folder)
+        if real in seen:
+            continue
+        seen.add(real)
+        for entry in _subdirs(folder):
+            if entry.name == "skills":
+                found.append(entry)
+            elif depth < max_depth and entry.name not in SKIP_DIRS:
+                queue.append((entry, depth + 1))
+    return sorted(found)
+
+
+def default_roots(home: Path, cwd: Path, env: Mapping[str, str]) -> list[Root]:
+    """Every default root that exists, in precedence order."""
+    groups = [
+        ("user", user_roots(home, env)),
+        ("project", project_roots(cwd)),
+        ("plugin", plugin_roots(home, env)),
+    ]
+    return _existing([(scope, path) for scope, paths in groups for path in paths])
+
+
+def explicit_roots(paths: list[Path], scope: str) -> list[Root]:
+    return _existing([(scope, p.expanduser()) for p in paths], keep_missing=True)
+
+
+def _existing(candidates: list[tuple[str, Path]], keep_missing: bool = False) -> list[Root]:
+    roots: list[Root] = []
+    seen: set[str] = set()
+    ranks: dict[str, int] = {}
+    for scope, path in candidates:
+        if not keep_missing and not path.is_dir():
+            continue
+        real = os.path.realpath(path)
+        if real in seen:
+            continue
+        seen.add(real)
+        ranks[scope] = ranks.get(scope, -1) + 1
+        roots.append(Root(Path(real), scope, ranks[scope]))
+    return roots
+
+
+def _subdirs(folder: Path) -> list[Path]:
+    try:
+        with os.scandir(folder) as entries:
+            return sorted(Path(e.path) for e in entries if _is_dir(e))
+    except OSError:
+        return []
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir(follow_symlinks=True)
+    except OSError:
+        return False
+
+
+def walk_root(
+    root: Root, max_depth: int = 6, max_dirs: int = 20000
+) -> tuple[list[Found], list[SkippedFile]]:
+    """Breadth-first walk: a folder holding SKILL.md is a skill (not descended further).
+
+    Symlinked folders are followed once each (by real path), so loops end.
+    """
+    found: list[Found] = []
+    skipped: list[SkippedFile] = []
+    if not root.path.is_dir():
+        return found, [SkippedFile(str(root.path), "root_missing", "root folder does not exist")]
+    visited: set[str] = set()
+    queue: deque[tuple[Path, int]] = deque([(root.path, 0)])
+    while queue:
+        folder, depth = queue.popleft()
+        real = os.path.realpath(folder)
+        if real in visited:
+            continue
+        if len(visited) >= max_dirs:
+            skipped.append(
+                SkippedFile(
+                    str(folder),
+                    "walk_limit",
+                    f"walk stopped after {max_dirs} folders under {root.path}",
+                )
+            )
+            break
+        visited.add(real)
+        skill_file = _skill_file(folder)
+        if skill_file is not None:
+            found.append(Found(Path(os.path.realpath(skill_file)), root))
+            continue
+        if depth >= max_depth:
+            continue
+        queue.extend((sub, depth + 1) for sub in _subdirs(folder) if sub.name not in SKIP_DIRS)
+    return found, skipped
+
+
+def _skill_file(folder: Path) -> Path | None:
+    for name in SKILL_FILENAMES:
+        candidate = folder / name
+        if candidate.is_file():
+            return candidate
+    return None

@@ -1,0 +1,216 @@
+"""`librarian verify` and `librarian rebuild`: the library checks itself against its log."""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from store.events import check_chain, iter_events
+from store.migrations import PROJECTION_TABLES, migrate
+from store.projections import apply_event
+
+if TYPE_CHECKING:
+    from store.library import Library
+
+MAX_LISTED = 10
+
+
+@dataclass
+class Check:
+    name: str
+    ok: bool
+    detail: str
+    problems: list[str] = field(default_factory=list)
+
+
+@dataclass
+class VerifyReport:
+    checks: list[Check]
+
+    @property
+    def ok(self) -> bool:
+        return all(c.ok for c in self.checks)
+
+    def as_dict(self) -> dict[str, object]:
+        return {"ok": self.ok, "checks": [c.__dict__ for c in self.checks]}
+
+
+def verify(library: Library) -> VerifyReport:
+    """Integrity, hash chain, replay == projections, blobs, and the vector index."""
+    with library.db.read() as conn:
+        checks = [_integrity(conn), _chain(conn), _replay(conn), _blobs(conn)]
+    checks.append(_vectors(library))
+    return VerifyReport(checks)
+
+
+def _integrity(conn: sqlite3.Connection) -> Check:
+    rows = [r[0] for r in conn.execute("PRAGMA integrity_check")]
+    ok = rows == ["ok"]
+    return Check(
+        "integrity",
+        ok,
+        "PRAGMA integrity_check: ok" if ok else "database is damaged",
+        rows[:MAX_LISTED] if not ok else [],
+    )
+
+
+def _chain(conn: sqlite3.Connection) -> Check:
+    problems = check_chain(conn)
+    total = conn.execute("SELECT count(*) FROM events").fetchone()[0]
+    return Check(
+        "hash_chain",
+        not problems,
+        f"{total} events, chain intact" if not problems else "hash chain is broken",
+        problems,
+    )
+
+
+def replay_into(source: sqlite3.Connection, target: sqlite3.Connection) -> int:
+    """Apply every event of `source` to the (empty) projections of `target`."""
+    count = 0
+    target.execute("BEGIN")
+    for event in iter_events(source):
+        apply_event(target, event)
+        count += 1
+    target.execute("COMMIT")
+    return count
+
+
+def _replay(conn: sqlite3.Connection) -> Check:
+    scratch = sqlite3.connect(":memory:", isolation_level=None)
+    migrate(scratch)
+    replay_into(conn, scratch)
+    problems: list[str] = []
+    for table, key in PROJECTION_TABLES.items():
+        problems += _compare(table, key, conn, scratch)
+    scratch.close()
+    return Check(
+        "replay",
+        not problems,
+        "replaying the log reproduces every projection"
+        if not problems
+        else "projections differ from a replay of the log",
+        problems[:MAX_LISTED],
+    )
+
+
+def _compare(
+    table: str, key: str, live: sqlite3.Connection, replayed: sqlite3.Connection
+) -> list[str]:
+    columns = "rowid, *" if table.endswith("_fts") else "*"
+    sql = f"SELECT {columns} FROM {table} ORDER BY {key}"
+    left = [tuple(r) for r in live.execute(sql)]
+    right = [tuple(r) for r in replayed.execute(sql)]
+    if left == right:
+        return []
+    extra = set(left) - set(right)
+    missing = set(right) - set(left)
+    return [
+        f"{table}: {len(extra)} rows not explained by the log, "
+        f"{len(missing)} rows missing (e.g. {_short(next(iter(extra or missing)))})"
+    ]
+
+
+def _short(row: tuple[object, ...]) -> str:
+    text = repr(row)
+    return text if len(text) < 120 else text[:117] + "..."
+
+
+def _blobs(conn: sqlite3.Connection) -> Check:
+    problems = []
+    for digest, text in conn.execute("SELECT hash, text FROM blobs"):
+        if hashlib.sha256(text.encode("utf-8")).hexdigest() != digest:
+            problems.append(f"blob {digest[:12]}: content does not match its hash")
+    referenced = conn.execute(
+        "SELECT count(*) FROM skill_versions v WHERE NOT EXISTS (SELECT 1 FROM blobs b WHERE"
+        " b.hash=v.source_hash) OR NOT EXISTS (SELECT 1 FROM blobs b WHERE b.hash=v.body_hash)"
+    ).fetchone()[0]
+    if referenced:
+        problems.append(f"{referenced} skill versions reference missing content")
+    return Check(
+        "blobs",
+        not problems,
+        "content blobs match their hashes" if not problems else "content blobs are damaged",
+        problems[:MAX_LISTED],
+    )
+
+
+def _vectors(library: Library) -> Check:
+    with library.db.read() as conn:
+        wanted = {int(r[0]): r[1] for r in conn.execute("SELECT label, text_hash FROM skill_texts")}
+        stored = {
+            r[0]: r[1]
+            for r in conn.execute(
+                "SELECT text_hash, vector FROM embeddings WHERE model=?", (library.model_name,)
+            )
+        }
+    if not wanted:
+        return Check("vectors", True, "no skills to index")
+    index = library.index
+    dim = next((len(v) // 4 for v in stored.values()), 384)
+    if index.meta is None and not index.load(dim):
+        return Check(
+            "vectors",
+            False,
+            "vector index is missing or unreadable",
+            ["run `librarian rebuild` to regenerate it"],
+        )
+    problems = _index_problems(index.entries, wanted, stored)
+    if not problems:
+        problems = _vector_mismatches(library, wanted, stored)
+    return Check(
+        "vectors",
+        not problems,
+        f"{len(wanted)} surfaces indexed for {library.model_name}"
+        if not problems
+        else "vector index does not match SQLite",
+        problems[:MAX_LISTED],
+    )
+
+
+def _index_problems(
+    entries: dict[int, str], wanted: dict[int, str], stored: dict[str, bytes]
+) -> list[str]:
+    problems = []
+    not_embedded = [h for h in wanted.values() if h not in stored]
+    if not_embedded:
+        problems.append(f"{len(not_embedded)} surfaces have no stored embedding")
+    missing = [lab for lab in wanted if lab not in entries]
+    extra = [lab for lab in entries if lab not in wanted]
+    stale = [lab for lab, h in wanted.items() if lab in entries and entries[lab] != h]
+    for label, what in ((missing, "missing from"), (extra, "extra in"), (stale, "stale in")):
+        if label:
+            problems.append(f"{len(label)} labels {what} the index (e.g. {sorted(label)[0]})")
+    return problems
+
+
+def _vector_mismatches(
+    library: Library, wanted: dict[int, str], stored: dict[str, bytes]
+) -> list[str]:
+    labels = sorted(wanted)
+    if not labels:
+        return []
+    actual = library.index.vectors(labels)
+    expected = np.vstack([np.frombuffer(stored[wanted[lab]], dtype=np.float32) for lab in labels])
+    sims = np.sum(actual * expected, axis=1) / (
+        np.linalg.norm(actual, axis=1) * np.linalg.norm(expected, axis=1) + 1e-12
+    )
+    bad = [lab for lab, s in zip(labels, sims, strict=True) if s < 0.999]
+    return [f"{len(bad)} index vectors differ from SQLite (e.g. label {bad[0]})"] if bad else []
+
+
+def rebuild(library: Library) -> dict[str, int]:
+    """Regenerate every projection from the log, then the vector index."""
+    with library.db.write() as conn:
+        for table in PROJECTION_TABLES:
+            conn.execute(f"DELETE FROM {table}")
+        count = 0
+        for event in list(iter_events(conn)):
+            apply_event(conn, event)
+            count += 1
+    library.sync_index(embed=True, force=True)
+    return {"events": count, "surfaces": library.index.count}

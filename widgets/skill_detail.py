@@ -1,0 +1,161 @@
+"""The detail pane: one skill's manifest, warnings, findings, relations, versions and body.
+
+Every string from the skill is untrusted: it goes into `Text` (never markup) after its
+control characters are neutralised.
+"""
+
+from __future__ import annotations
+
+import json
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from store.models import SkillDetail, Suggestion
+from store.text import neutralise, one_line
+
+MAX_BODY_CHARS = 200_000
+SEVERITY_STYLE = {"high": "bold red", "medium": "yellow", "low": "cyan"}
+
+
+class SkillDetailView(VerticalScroll, can_focus=True):
+    """Shows a `SkillDetail`; set `detail` (and optionally `suggestion`) to update."""
+
+    DEFAULT_CSS = """
+    SkillDetailView { padding: 0 1; background: $surface; }
+    SkillDetailView > Static { width: 1fr; }
+    """
+
+    detail: reactive[SkillDetail | None] = reactive(None)
+    suggestion: reactive[Suggestion | None] = reactive(None)
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text("Select a skill to see its details.", style="dim"), id="detail-body")
+
+    def watch_detail(self) -> None:
+        self._render_detail()
+
+    def watch_suggestion(self) -> None:
+        self._render_detail()
+
+    def _render_detail(self) -> None:
+        if not self.is_mounted:
+            return
+        body = self.query_one("#detail-body", Static)
+        if self.detail is None:
+            body.update(Text("Select a skill to see its details.", style="dim"))
+        else:
+            body.update(detail_text(self.detail, self.suggestion))
+            self.scroll_home(animate=False)
+
+
+def detail_text(detail: SkillDetail, suggestion: Suggestion | None = None) -> Text:
+    """The whole pane as one `Text`."""
+    out = Text()
+    _head(out, detail)
+    if suggestion is not None and suggestion.skill_id == detail.summary.skill_id:
+        _why(out, suggestion)
+    _warnings(out, detail)
+    _findings(out, detail)
+    _relations(out, detail)
+    _versions(out, detail)
+    _section(out, "Frontmatter")
+    out.append(neutralise(json.dumps(detail.frontmatter, indent=2, ensure_ascii=False)[:20_000]))
+    out.append("\n")
+    _section(out, "Body (shown literally)")
+    body = detail.body
+    if len(body) > MAX_BODY_CHARS:
+        body = body[:MAX_BODY_CHARS]
+        out.append(f"[body truncated at {MAX_BODY_CHARS:,} characters]\n", style="italic dim")
+    out.append(neutralise(body) or "(empty)")
+    return out
+
+
+def _section(out: Text, title: str) -> None:
+    out.append(f"\n{title}\n", style="bold underline")
+
+
+def _field(out: Text, label: str, value: str, limit: int = 2000) -> None:
+    if value:
+        out.append(f"{label}: ", style="bold")
+        out.append(one_line(value, limit) + "\n")
+
+
+def _head(out: Text, detail: SkillDetail) -> None:
+    s, m = detail.summary, detail.manifest
+    out.append(one_line(s.name, 80), style="bold")
+    out.append(f"  {s.status}  v{s.version_no}", style="dim")
+    out.append("\n")
+    _field(out, "Description", str(m.get("description", "")), 4000)
+    _field(out, "When to use", str(m.get("when_to_use", "")))
+    _field(out, "Triggers", ", ".join(m.get("triggers", [])))
+    _field(out, "Tags", ", ".join(m.get("tags", [])))
+    _field(out, "Role", str(m.get("role", "")))
+    _field(out, "Version label", str(m.get("version", "")))
+    _field(out, "License", str(m.get("license", "")))
+    _field(out, "Allowed tools", " ".join(m.get("allowed_tools", [])))
+    _field(out, "Path", s.fs_path)
+    _field(out, "Root", f"{s.root} ({s.scope})")
+    if s.shadowed:
+        out.append("Shadowed by: ", style="bold yellow")
+        out.append(one_line(detail.shadowed_by, 300) + "\n")
+
+
+def _why(out: Text, hit: Suggestion) -> None:
+    _section(out, "Why it was suggested")
+    out.append(
+        f"score {hit.score:.3f} = lexical {hit.lexical:.2f}, dense {hit.dense:.2f},"
+        f" importance {hit.importance:.2f}\n"
+    )
+    if hit.matched_terms:
+        out.append("matched terms: ", style="bold")
+        out.append(one_line(", ".join(hit.matched_terms), 300) + "\n")
+    if hit.reasons:
+        out.append("; ".join(hit.reasons) + "\n", style="dim")
+
+
+def _warnings(out: Text, detail: SkillDetail) -> None:
+    _section(out, f"Spec warnings ({len(detail.warnings)})")
+    if not detail.warnings:
+        out.append("none\n", style="dim")
+    for w in detail.warnings:
+        out.append(f"{w.code}: ", style="yellow")
+        out.append(one_line(w.message, 400) + "\n")
+
+
+def _findings(out: Text, detail: SkillDetail) -> None:
+    _section(out, f"Security findings ({len(detail.findings)})")
+    if not detail.findings:
+        out.append("none\n", style="dim")
+    for f in detail.findings:
+        out.append(f"[{f.severity}] {f.rule} ", style=SEVERITY_STYLE.get(f.severity, ""))
+        out.append(f"{one_line(f.file, 120)}:{f.line}  {one_line(f.message, 300)}\n")
+        if f.excerpt:
+            out.append(f"    {one_line(f.excerpt, 300)}\n", style="dim")
+
+
+def _relations(out: Text, detail: SkillDetail) -> None:
+    _section(out, f"Relations ({len(detail.relations)} out, {len(detail.dependents)} in)")
+    for r in detail.relations:
+        out.append(f"{r.type} → {one_line(r.target, 80)}")
+        out.append(
+            f"  ({r.origin}{', dangling' if r.dangling else ''})\n",
+            style="red" if r.dangling else "dim",
+        )
+    for r in detail.dependents:
+        out.append(f"{one_line(r.source, 80)} {r.type} this skill\n")
+    for cycle in detail.cycles:
+        out.append(
+            "cycle: " + " → ".join(one_line(n, 60) for n in (*cycle, cycle[0])) + "\n", style="red"
+        )
+    if not (detail.relations or detail.dependents):
+        out.append("none\n", style="dim")
+
+
+def _versions(out: Text, detail: SkillDetail) -> None:
+    _section(out, f"Versions ({len(detail.versions)})")
+    for v in detail.versions:
+        out.append(f"v{v.version_no}  {v.created_at[:19]}  {v.event}  {v.content_hash[:12]}\n")

@@ -1,0 +1,60 @@
+"""Ranked skill suggestions for a task, each with a one-line explanation."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.message import Message
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from store.models import Suggestion
+from store.text import one_line
+
+
+class SuggestionList(OptionList):
+    """Shows `Suggestion`s best first; highlighting one posts `SuggestionHighlighted`."""
+
+    DEFAULT_CSS = """
+    SuggestionList { height: auto; max-height: 12; border: none; background: $surface; }
+    """
+
+    @dataclass
+    class SuggestionHighlighted(Message):
+        suggestion: Suggestion
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self._suggestions: list[Suggestion] = []
+
+    @property
+    def suggestions(self) -> Sequence[Suggestion]:
+        return self._suggestions
+
+    def set_suggestions(self, suggestions: Sequence[Suggestion]) -> None:
+        self._suggestions = list(suggestions)
+        self.clear_options()
+        self.add_options(
+            Option(_prompt(rank, s), id=str(s.skill_id))
+            for rank, s in enumerate(self._suggestions, start=1)
+        )
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        event.stop()
+        index = event.option_index
+        if 0 <= index < len(self._suggestions):
+            self.post_message(self.SuggestionHighlighted(self._suggestions[index]))
+
+
+def _prompt(rank: int, s: Suggestion) -> Text:
+    text = Text(f"{rank:>2}. ")
+    text.append(one_line(s.name, 40), style="bold")
+    text.append(f"  {s.score:.2f}", style="cyan")
+    if s.status not in ("stable", "proposed"):
+        text.append(f"  {s.status}", style="yellow")
+    terms = ", ".join(s.matched_terms[:5])
+    if terms:
+        text.append(f"  {one_line(terms, 60)}", style="dim")
+    return text
