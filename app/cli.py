@@ -96,6 +96,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return command(args)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        sys.stderr.close()  # the reader went away (`| head`): not an error
+        return 0
     except (CliError, ConfigError, EmbeddingError, OSError) as exc:
         print(f"librarian: error: {exc}", file=sys.stderr)
         return 2

@@ -8,9 +8,16 @@ from app.librarian_app import LibrarianApp
 from store.library import Library
 
 
-def make_app(library: Library, *, watch: bool = True, warm: bool = True) -> LibrarianApp:
-    """An app over an open library. Tests pass `watch=False` to skip the file watcher."""
-    return LibrarianApp(library, watch=watch, warm=warm)
+def make_app(
+    library: Library, *, watch: bool = True, warm: bool = True, show_timings: bool = True
+) -> LibrarianApp:
+    """An app over an open library.
+
+    Tests pass `watch=False` to skip the file watcher, `warm=False` to load the model only
+    on the first ranking, and `show_timings=False` to keep durations off the screen (so
+    snapshots and screenshots are the same on every run).
+    """
+    return LibrarianApp(library, watch=watch, warm=warm, show_timings=show_timings)
 
 
 def run_app(library_dir: Path) -> int:

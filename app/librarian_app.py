@@ -43,11 +43,19 @@ class LibrarianApp(App[int]):
         Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit"),
     ]
 
-    def __init__(self, library: Library, *, watch: bool = True, warm: bool = True) -> None:
+    def __init__(
+        self,
+        library: Library,
+        *,
+        watch: bool = True,
+        warm: bool = True,
+        show_timings: bool = True,
+    ) -> None:
         super().__init__()
         self.library = library
         self._watch = watch
         self._warm = warm
+        self._show_timings = show_timings
         self._stop = threading.Event()
         self._help_visible = False
 
@@ -59,7 +67,9 @@ class LibrarianApp(App[int]):
         keymap = self.library.config.get("keys") or {}
         if isinstance(keymap, dict):
             self.set_keymap({str(k): str(v) for k, v in keymap.items()})
-        self.install_screen(SkillsScreen(self.library), "skills")
+        self.install_screen(
+            SkillsScreen(self.library, warm=self._warm, show_timings=self._show_timings), "skills"
+        )
         self.push_screen("skills")
         if self._warm:
             self.warm_up()

@@ -6,7 +6,8 @@ import json
 import shutil
 from pathlib import Path
 
-from store.library import Library
+from store.events import now_iso
+from store.library import Clock, Library
 from store.models import ScanReport
 
 DEMO_SKILLS = Path(__file__).parent / "demo_skills"
@@ -20,7 +21,7 @@ stable pods before continuing. Abort with `kubectl rollout undo` when it is twic
 """
 
 
-def build_demo(target: Path, fresh: bool = False) -> ScanReport:
+def build_demo(target: Path, fresh: bool = False, clock: Clock | None = None) -> ScanReport:
     """Create (or refresh) the demo library at `target`; returns the first scan's report."""
     if fresh and target.exists():
         shutil.rmtree(target)
@@ -28,7 +29,7 @@ def build_demo(target: Path, fresh: bool = False) -> ScanReport:
     first_time = not skills_dir.exists()
     if first_time:
         shutil.copytree(DEMO_SKILLS, skills_dir, ignore=shutil.ignore_patterns("__pycache__"))
-    with Library(target) as library:
+    with Library(target, clock=clock or now_iso) as library:
         library.config.set("skills.roots", json.dumps([str(skills_dir)]))
         report = library.scan()
         if first_time:

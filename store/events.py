@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import sqlite3
-from collections.abc import Iterator
-from datetime import UTC, datetime
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from store.models import Event
@@ -101,3 +102,18 @@ def check_chain(conn: sqlite3.Connection) -> list[str]:
             problems.append("… more problems not listed")
             break
     return problems
+
+
+def stepping_clock(
+    start: str = "2026-11-02T09:00:00+00:00", step_seconds: float = 60.0
+) -> Callable[[], str]:
+    """A deterministic clock for tests and screenshots: each call is `step_seconds` later."""
+    moment = datetime.fromisoformat(start)
+    calls = itertools.count()
+
+    def tick() -> str:
+        return (moment + timedelta(seconds=step_seconds * next(calls))).isoformat(
+            timespec="microseconds"
+        )
+
+    return tick

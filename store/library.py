@@ -34,6 +34,7 @@ from store.skills.surface import SLOTS, surfaces, text_hash
 from store.vectors import VectorIndex
 
 Progress = Callable[[int, int], None]
+Clock = Callable[[], str]
 WRITE_BATCH = 250
 STATUS_EVENTS = frozenset(
     {"skill.proposed", "skill.promoted", "skill.deprecated", "skill.retired", "skill.validated"}
@@ -47,8 +48,11 @@ class LibraryError(Exception):
 class Library:
     """A skill library on disk: SQLite event log + projections, config, vector index."""
 
-    def __init__(self, root: Path, embedder: Embedder | None = None) -> None:
+    def __init__(
+        self, root: Path, embedder: Embedder | None = None, clock: Clock = events.now_iso
+    ) -> None:
         self.paths = LibraryPaths(root)
+        self.clock = clock
         self.paths.ensure()
         self.config = Config(self.paths.config)
         self.db = Database(self.paths.db)
@@ -84,6 +88,11 @@ class Library:
                 str(self.config.get("reviewer.email") or ""),
             )
         return self._actor
+
+    def _append(
+        self, conn: sqlite3.Connection, type_: str, subject: str, payload: dict[str, Any]
+    ) -> None:
+        events.append(conn, type_, subject, payload, self.actor, ts=self.clock())
 
     def close(self) -> None:
         self.db.close()
@@ -252,7 +261,7 @@ class Library:
         }
         if type_ == "skill.installed":
             payload["status"] = "stable"
-        events.append(conn, type_, f"skill:{parsed.name}", payload, self.actor)
+        self._append(conn, type_, f"skill:{parsed.name}", payload)
 
     def _write_uninstalls(
         self, roots: list[Root], truncated: set[str], seen: set[str], known: dict[str, sqlite3.Row]
@@ -273,7 +282,7 @@ class Library:
                 name = conn.execute(
                     "SELECT name FROM skills WHERE skill_id=?", (row["skill_id"],)
                 ).fetchone()[0]
-                events.append(
+                self._append(
                     conn,
                     "skill.uninstalled",
                     f"skill:{name}",
@@ -282,7 +291,6 @@ class Library:
                         "fs_path": row["fs_path"],
                         "reason": "SKILL.md no longer exists",
                     },
-                    self.actor,
                 )
         return len(gone)
 
@@ -419,9 +427,7 @@ class Library:
             if sid is None:
                 raise LibraryError(f"no skill named {key!r}")
             name = conn.execute("SELECT name FROM skills WHERE skill_id=?", (sid,)).fetchone()[0]
-            events.append(
-                conn, event_type, f"skill:{name}", {"skill_id": sid, "reason": reason}, self.actor
-            )
+            self._append(conn, event_type, f"skill:{name}", {"skill_id": sid, "reason": reason})
 
     # -- reading ------------------------------------------------------------------------
 

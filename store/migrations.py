@@ -108,7 +108,8 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX skill_texts_skill ON skill_texts(skill_id);
 
     CREATE VIRTUAL TABLE skills_fts USING fts5(
-        name, description, extra, tokenize = 'porter unicode61 remove_diacritics 2'
+        name, description, extra, body,
+        tokenize = 'porter unicode61 remove_diacritics 2'
     );
 
     CREATE TABLE embeddings(

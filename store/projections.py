@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from store.models import Event
-from store.skills.surface import SLOTS, fts_columns, surfaces, text_hash
+from store.skills.surface import SLOTS, fts_columns, lexical_body, surfaces, text_hash
 
 Handler = Callable[[sqlite3.Connection, Event], None]
 _HANDLERS: dict[str, Handler] = {}
@@ -94,7 +94,7 @@ def _skill_version(conn: sqlite3.Connection, event: Event) -> None:
         )
     _insert_version(conn, event)
     _replace_extracted_relations(conn, sid, p.get("relations", []), event.ts)
-    _index_skill(conn, sid, p["manifest"])
+    _index_skill(conn, sid, p["manifest"], _blob(conn, p["body_hash"]))
 
 
 def _insert_version(conn: sqlite3.Connection, event: Event) -> None:
@@ -150,7 +150,12 @@ def _replace_extracted_relations(
     )
 
 
-def _index_skill(conn: sqlite3.Connection, sid: int, manifest: dict[str, Any]) -> None:
+def _blob(conn: sqlite3.Connection, digest: str) -> str:
+    row = conn.execute("SELECT text FROM blobs WHERE hash=?", (digest,)).fetchone()
+    return str(row[0]) if row else ""
+
+
+def _index_skill(conn: sqlite3.Connection, sid: int, manifest: dict[str, Any], body: str) -> None:
     _unindex_skill(conn, sid)
     rows = [
         (sid * SLOTS + i, sid, kind, text, text_hash(text))
@@ -161,8 +166,8 @@ def _index_skill(conn: sqlite3.Connection, sid: int, manifest: dict[str, Any]) -
     )
     name, description, extra = fts_columns(manifest)
     conn.execute(
-        "INSERT INTO skills_fts(rowid, name, description, extra) VALUES (?,?,?,?)",
-        (sid, name, description, extra),
+        "INSERT INTO skills_fts(rowid, name, description, extra, body) VALUES (?,?,?,?,?)",
+        (sid, name, description, extra, lexical_body(body)),
     )
 
 

@@ -1,9 +1,13 @@
 """Which skills fit a task: lexical (FTS5 bm25) and dense (MiniLM) evidence, fused.
 
-The fused score per skill is a weighted sum of the lexical score (bm25, scaled by the best
-hit of the query) and the dense score (best cosine over the skill's discovery surfaces,
-rescaled over the candidates), plus a small reciprocal-rank term that rewards agreement.
-It is then weighted by importance and status. Every hit explains itself.
+The fused score per skill is a weighted sum of the lexical score (bm25 over name,
+description, when_to_use/triggers/tags and the body's prose, scaled by the query's best
+hit) and the dense score (cosine with the skill's card blended with its best discovery
+surface, rescaled over the candidates). It is then weighted by importance and status.
+Every hit explains itself: both scores, its ranks, and the query terms each field matched.
+
+Measured on `store/eval` (434 hand-written queries over 217 real skills): plain RRF of
+bm25 and MiniLM over "name: description" gets recall@1 0.86; this fusion 0.95.
 """
 
 from __future__ import annotations
@@ -11,13 +15,13 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from store.embed import Matrix
 from store.models import Suggestion
-from store.skills.surface import SLOTS
+from store.skills.surface import MAX_SURFACES, SLOTS
 
 if TYPE_CHECKING:
     from store.library import Library
@@ -25,7 +29,9 @@ if TYPE_CHECKING:
 TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 MAX_TERMS = 48
 CANDIDATES = 200
-BM25_WEIGHTS = (6.0, 1.0, 1.5)  # name, description, extra (when_to_use, triggers, tags)
+#: name, description, extra (when_to_use, triggers, tags), body (prose, code dropped)
+BM25_WEIGHTS = (1.0, 1.0, 1.0, 0.4)
+FIELDS = ("name", "description", "use", "body")
 STOPWORDS = frozenset(
     """
 a about above after again against all also am an and any are aren't as at be because been
@@ -46,11 +52,11 @@ something anything someone one ones lot lots really actually still already way t
 
 @dataclass
 class Weights:
-    lexical: float = 0.45
-    dense: float = 0.55
-    rrf: float = 0.10
+    lexical: float = 0.6
+    dense: float = 0.4
+    rrf: float = 0.0  # a reciprocal-rank term; measured: no gain on top of the weighted sum
     rrf_k: int = 60
-    card: float = 0.5  # share of the card surface vs the best single surface in the dense score
+    card: float = 0.7  # share of the card surface vs the best single surface in the dense score
 
 
 @dataclass
@@ -139,14 +145,53 @@ class Searcher:
         candidates = self._lexical(terms)
         if vector is not None:
             self._dense(vector, candidates)
-        if not candidates:
-            return []
-        rows = self._skill_rows(list(candidates))
-        scored = [
-            self._score(candidates[sid], rows[sid], terms) for sid in candidates if sid in rows
-        ]
+        now = datetime.fromisoformat(self.library.clock())
+        ranked = sorted(candidates.values(), key=lambda c: -self._relevance(c))
+        # Status and importance can only lower a score by a bounded factor, so rows are
+        # fetched for the best candidates first and more only when filters remove too many.
+        scored: list[Suggestion] = []
+        window = max(limit * 5, 50)
+        for start in range(0, len(ranked), window):
+            chunk = ranked[start : start + window]
+            rows = self._skill_rows([c.skill_id for c in chunk])
+            scored += [self._score(c, rows[c.skill_id], now) for c in chunk if c.skill_id in rows]
+            if len(scored) >= limit * 2:
+                break
         scored.sort(key=lambda s: (-s.score, s.name))
-        return scored[:limit]
+        return self._explain(scored[:limit], terms)
+
+    def _relevance(self, cand: _Candidate) -> float:
+        w = self.weights
+        rrf = sum(1.0 / (w.rrf_k + r) for r in (cand.lexical_rank, cand.dense_rank) if r)
+        return w.lexical * cand.lexical + w.dense * cand.dense + w.rrf * rrf * w.rrf_k / 2
+
+    def _explain(self, hits: list[Suggestion], terms: list[str]) -> list[Suggestion]:
+        """Attach the query terms each hit matched, field by field (only for returned hits)."""
+        if not hits or not terms:
+            return hits
+        marks = ",".join("?" * len(hits))
+        with self.library.db.read() as conn:
+            fields = {
+                int(r[0]): r[1:]
+                for r in conn.execute(
+                    f"SELECT rowid, name, description, extra, body FROM skills_fts"
+                    f" WHERE rowid IN ({marks})",
+                    [h.skill_id for h in hits],
+                )
+            }
+        patterns = [(t, re.compile(rf"\b{re.escape(stem(t))}")) for t in terms]
+        explained = []
+        for hit in hits:
+            per_field = [
+                (label, _matched(patterns, text.lower()))
+                for label, text in zip(FIELDS, fields.get(hit.skill_id, ()), strict=False)
+            ]
+            matched = [t for t in terms if any(t in found for _, found in per_field)]
+            where = [f"{label}: {', '.join(found[:6])}" for label, found in per_field if found]
+            explained.append(
+                replace(hit, matched_terms=tuple(matched), reasons=(*hit.reasons, *where))
+            )
+        return explained
 
     def _lexical(self, terms: list[str]) -> dict[int, _Candidate]:
         if not terms:
@@ -154,7 +199,7 @@ class Searcher:
         w = BM25_WEIGHTS
         with self.library.db.read() as conn:
             rows = conn.execute(
-                f"SELECT rowid, -bm25(skills_fts, {w[0]}, {w[1]}, {w[2]}) FROM skills_fts"
+                f"SELECT rowid, -bm25(skills_fts, {w[0]}, {w[1]}, {w[2]}, {w[3]}) FROM skills_fts"
                 f" WHERE skills_fts MATCH ? ORDER BY rank LIMIT {CANDIDATES}",
                 (fts_query(terms),),
             ).fetchall()
@@ -190,14 +235,12 @@ class Searcher:
         wanted = [
             sid * SLOTS + slot
             for sid, cand in candidates.items()
-            for slot in range(SLOTS)
-            if sid * SLOTS + slot in entries and slot not in cand.surfaces
+            for slot in range(MAX_SURFACES)
+            if slot not in cand.surfaces and sid * SLOTS + slot in entries
         ]
-        if not wanted:
-            return
-        sims = self.library.index.vectors(wanted) @ vector
+        sims = self.library.index.similarities(vector, wanted)
         for label, sim in zip(wanted, sims, strict=True):
-            candidates[label // SLOTS].surfaces[label % SLOTS] = float(sim)
+            candidates[label // SLOTS].surfaces[label % SLOTS] = sim
 
     def _skill_rows(self, ids: list[int]) -> dict[int, tuple[str, str, str, str | None, str, int]]:
         marks = ",".join("?" * len(ids))
@@ -216,17 +259,17 @@ class Searcher:
         return {int(r[0]): (r[1], r[2], r[3], r[4], r[5], int(r[6])) for r in rows}
 
     def _score(
-        self, cand: _Candidate, row: tuple[str, str, str, str | None, str, int], terms: list[str]
+        self,
+        cand: _Candidate,
+        row: tuple[str, str, str, str | None, str, int],
+        now: datetime,
     ) -> Suggestion:
         name, status, description, last_used, installed, uses = row
-        w = self.weights
-        rrf = sum(1.0 / (w.rrf_k + r) for r in (cand.lexical_rank, cand.dense_rank) if r)
-        relevance = w.lexical * cand.lexical + w.dense * cand.dense + w.rrf * rrf * w.rrf_k / 2
-        weight = importance(last_used, installed, uses)
+        relevance = self._relevance(cand)
+        weight = importance(last_used, installed, uses, now)
         factor = (1 - self.importance_weight) + self.importance_weight * weight
         if status == "deprecated":
             factor *= self.deprecated_factor
-        matched = _matched(terms, f"{name} {description}")
         reasons = _reasons(cand, status, weight)
         return Suggestion(
             skill_id=cand.skill_id,
@@ -237,14 +280,13 @@ class Searcher:
             lexical=round(cand.lexical, 4),
             dense=round(cand.dense, 4),
             importance=round(weight, 4),
-            matched_terms=tuple(matched),
             reasons=tuple(reasons),
         )
 
 
-def _matched(terms: list[str], text: str) -> list[str]:
-    stems = {stem(w) for w in TOKEN.findall(text.lower())}
-    return [t for t in terms if stem(t) in stems]
+def _matched(patterns: list[tuple[str, re.Pattern[str]]], text: str) -> list[str]:
+    """Query terms whose stem starts a word of `text` (lower-cased)."""
+    return [term for term, pattern in patterns if pattern.search(text)]
 
 
 def _reasons(cand: _Candidate, status: str, weight: float) -> list[str]:

@@ -11,6 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Header, Input, Static
+from textual.worker import get_current_worker
 
 from app.messages import CatalogChanged, DetailLoaded, ModelReady, SkillsLoaded, SuggestionsReady
 from app.screens.base import LibrarianScreen
@@ -55,10 +56,11 @@ class SkillsScreen(LibrarianScreen):
         ),
     ]
 
-    def __init__(self, library: Library) -> None:
+    def __init__(self, library: Library, *, warm: bool = True, show_timings: bool = True) -> None:
         super().__init__(name="skills")
         self.library = library
-        self._model_state = "loading model…"
+        self._show_timings = show_timings
+        self._model_state = "loading model…" if warm else "model loads on the first task"
         self._shown = 0
         self._total = 0
 
@@ -88,16 +90,17 @@ class SkillsScreen(LibrarianScreen):
     def load_skills(self, text: str) -> None:
         rows = self.library.list_skills(text)
         total = self.library.skill_count() if text else len(rows)
-        self.post_message(SkillsLoaded(rows, total))
+        if not get_current_worker().is_cancelled:  # a newer filter won: drop stale rows
+            self.post_message(SkillsLoaded(rows, total))
 
     @work(thread=True, exclusive=True, group="skills-detail", exit_on_error=False)
     def load_detail(self, skill_id: int) -> None:
-        self.post_message(DetailLoaded(self.library.get_skill(skill_id)))
+        detail = self.library.get_skill(skill_id)
+        if not get_current_worker().is_cancelled:
+            self.post_message(DetailLoaded(detail))
 
     @work(thread=True, exclusive=True, group="skills-suggest", exit_on_error=False)
     def run_suggest(self, context: str) -> None:
-        from textual.worker import get_current_worker
-
         started = time.perf_counter()
         hits = self.library.suggest(context) if context.strip() else []
         if not get_current_worker().is_cancelled:
@@ -152,7 +155,9 @@ class SkillsScreen(LibrarianScreen):
         if message.context != self.query_one("#task", Input).value:
             return
         self.query_one(SuggestionList).set_suggestions(message.suggestions)
-        self._model_state = f"ranked in {message.seconds * 1000:.0f} ms"
+        self._model_state = f"{len(message.suggestions)} ranked for the task" + (
+            f" in {message.seconds * 1000:.0f} ms" if self._show_timings else ""
+        )
         self._update_status()
 
     def on_catalog_changed(self, message: CatalogChanged) -> None:
@@ -169,7 +174,7 @@ class SkillsScreen(LibrarianScreen):
 
     def on_model_ready(self, message: ModelReady) -> None:
         self._model_state = (
-            f"model ready ({message.seconds:.1f}s)"
+            "model ready" + (f" ({message.seconds:.1f}s)" if self._show_timings else "")
             if message.ok
             else f"model unavailable: {message.error} (lexical only)"
         )

@@ -121,6 +121,11 @@ def _const(severity: str, message: str) -> _Describe:
     return describe
 
 
+def _line_before(text: str, start: int, limit: int = 1_000) -> str:
+    """The (bounded) part of start's line before it, for look-behind checks in Python."""
+    return text[max(text.rfind("\n", 0, start) + 1, start - limit) : start]
+
+
 def _original(m: re.Match[str], text: str, group: str | int = 0) -> str:
     start, end = m.span(group)
     return text[start:end] if start >= 0 else ""
@@ -176,7 +181,7 @@ def _describe_pem(m: re.Match[str], text: str) -> _Verdict:
     # Docs show the BEGIN line with "..." under it; only real key material counts.
     if _PEM_BODY.search(text, m.end(), m.end() + 400) is None:
         return None
-    return "high", f"{m.group(0).strip('-').title()} block"
+    return "high", f"{m.group(0).strip('-').removeprefix('BEGIN ')} block"
 
 
 def _describe_assignment(m: re.Match[str], text: str) -> _Verdict:
@@ -275,10 +280,19 @@ _SECRET_RULES: tuple[_Rule, ...] = (
     _Rule(
         "secret",
         re.compile(
-            r"(?P<v>eyJ(?<![\w-]eyJ)[A-Za-z0-9_-]{8,4000}\.eyJ[A-Za-z0-9_-]{8,8000}\.[A-Za-z0-9_-]{16,2000})"
+            r"(?P<v>eyJ(?<![\w-]eyJ)[A-Za-z0-9_-]{8,4000}"
+            r"\.eyJ[A-Za-z0-9_-]{8,8000}\.[A-Za-z0-9_-]{16,2000})"
         ),
         _secret("JSON Web Token", check_random=False),
         ("eyj",),
+        long_lines=True,
+    ),
+    _Rule(
+        "secret",
+        re.compile(r"://[^\s:/@'\"`<>]{1,64}:(?P<v>[^\s:/@'\"`<>]{1,128})@"),
+        _secret("password in a URL"),
+        ("://",),
+        boundary=False,
         long_lines=True,
     ),
 )
@@ -314,8 +328,8 @@ _ASSIGNMENT_RULES: tuple[_Rule, ...] = (
 
 # --------------------------------------------------------------------------- pipe_to_shell
 
-_URL = re.compile(r"https?://[^\s'\"|)<>`]{1,200}")
-_PIPE = r"(?<!\|)\|(?!\|)&?"
+_URL = re.compile(r"https?://(?:[^\s'\"|)<>`/@]{1,100}@)?(?P<where>[^\s'\"|)<>`?#]{1,200})")
+_PIPE = r"\|(?<!\|\|)(?!\|)&?"  # a pipe, not `||`; the literal comes first for a fast scan
 # The shell must read the script from stdin: `| python -c …` or `| sh file` parse, not run.
 _STDIN_SHELL = r"(?=[ \t\r]*(?:$|[;&|)\"'`#])|[ \t]+-{1,2}(?![cm]\b))"
 _SHELL = (
@@ -325,42 +339,69 @@ _SHELL = (
 )
 
 
+def _where(text: str, url: re.Match[str]) -> str:
+    # Scheme, host and path only: user:password@ and ?token=… stay out of the message.
+    return f"from {text[url.start() : url.start('where')].split('://')[0]}://" + neutralise(
+        url.group("where"), 100
+    )
+
+
 def _download(m: re.Match[str], text: str, fetch: str) -> str:
     url = _URL.search(text, m.start(), m.end())
-    return f"from {neutralise(url.group(0), 100)}" if url else f"({fetch})"
+    return _where(text, url) if url else f"({fetch})"
+
+
+_FETCH = re.compile(r"(?<![\w-])(?P<fetch>curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod)\b")
+_COMMAND_BREAK = re.compile(r";|&&|\|\|")
 
 
 def _describe_pipe(m: re.Match[str], text: str) -> _Verdict:
-    source = _download(m, text, m.group("fetch"))
+    # Anchored on `| sh`; the download must start this pipeline, at most 3 pipes back.
+    before = _line_before(text, m.start())
+    pipeline = _COMMAND_BREAK.split(before.lower())[-1]
+    fetch = _FETCH.search(pipeline)
+    if fetch is None or pipeline.count("|", fetch.end()) > 3:
+        return None
+    url = _URL.search(pipeline, fetch.end())
+    source = _where(pipeline, url) if url else f"({fetch.group('fetch')})"
+    url_text = _URL.search(text, m.start() - len(pipeline) + fetch.end(), m.start())
+    source = _where(text, url_text) if url_text else source
     return "high", f"pipes a download {source} into {m.group('shell')}"
 
 
+_SUBST_SHELL = re.compile(
+    r"(?<![\w-])(?P<shell>sh|bash|zsh|ksh|dash|source|eval|python[0-9.]{0,5}|iex"
+    r"|invoke-expression)(?:[ \t]+-c)?[ \t]*[\"']?$"
+)
+
+
 def _describe_subst(m: re.Match[str], text: str) -> _Verdict:
+    # Anchored on `$(`/`<(` (rare) rather than on shell names (everywhere in prose).
+    lead = _SUBST_SHELL.search(text[max(0, m.start() - 24) : m.start()].lower())
+    shell = m.groupdict().get("shell") or (lead.group("shell") if lead else None)
+    if shell is None:
+        return None
     source = _download(m, text, m.group("fetch"))
-    return "high", f"runs a download {source} with {m.group('shell')}"
+    return "high", f"runs a download {source} with {shell}"
 
 
 _PIPE_RULES: tuple[_Rule, ...] = (
     _Rule(
         "pipe_to_shell",
-        re.compile(
-            r"(?m)(?P<fetch>curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod)\b"
-            rf"[^\n|]{{0,400}}(?:{_PIPE}[^\n|]{{0,200}}){{0,3}}?{_PIPE}[ \t]*{_SHELL}"
-        ),
+        re.compile(rf"(?m){_PIPE}[ \t]*{_SHELL}"),
         _describe_pipe,
         ("curl", "wget", "iwr", "irm", "invoke-"),
         lower=True,
+        boundary=False,
     ),
     _Rule(
         # bash <(curl …), sh -c "$(curl …)", eval "$(wget …)"
         "pipe_to_shell",
-        re.compile(
-            r"(?P<shell>sh|bash|zsh|ksh|dash|source|eval|python[0-9.]{0,5})(?:[ \t]+-c)?[ \t]+"
-            r"[\"']?(?:<|\$)\([ \t]*(?:sudo[ \t]+)?(?P<fetch>curl|wget)\b[^\n)]{0,400}"
-        ),
+        re.compile(r"[<$]\([ \t]*(?:sudo[ \t]+)?(?P<fetch>curl|wget)\b[^\n)]{0,400}"),
         _describe_subst,
         ("curl", "wget"),
         lower=True,
+        boundary=False,
     ),
     _Rule(
         # iex (iwr …), iex ((New-Object Net.WebClient).DownloadString(…))
@@ -479,7 +520,7 @@ _DESTRUCTIVE_RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         "destructive_command",
-        re.compile(_DISK + r"\b"),
+        re.compile(_DISK),
         _describe_disk,
         ("/dev/",),
         boundary=False,
@@ -531,17 +572,16 @@ _DESTRUCTIVE_RULES: tuple[_Rule, ...] = (
         ("drop",),
         lower=True,
     ),
-    _Rule(
-        "destructive_command",
-        re.compile(
-            r"sudo[ \t]+(?:shutdown|reboot|halt|poweroff)(?![\w-])"
-            r"|shutdown[ \t]+(?:-[hrpk]\b|now\b|\+[0-9]|/[srp]\b)"
-            r"|systemctl[ \t]+(?:reboot|poweroff|halt)\b"
-            r"|(?:restart|stop)-computer\b"
-        ),
-        _REBOOT,
-        ("shutdown", "reboot", "halt", "poweroff", "-computer"),
-        lower=True,
+    *(
+        # One literal-led pattern each: an alternation would defeat the regex prefix scan.
+        _Rule("destructive_command", re.compile(p), _REBOOT, (t,), lower=True)
+        for p, t in (
+            (r"sudo[ \t]+(?:shutdown|reboot|halt|poweroff)(?![\w-])", "sudo"),
+            (r"shutdown[ \t]+(?:-[hrpk]\b|now\b|\+[0-9]|/[srp]\b)", "shutdown"),
+            (r"systemctl[ \t]+(?:reboot|poweroff|halt)\b", "systemctl"),
+            (r"restart-computer\b", "restart-computer"),
+            (r"stop-computer\b", "stop-computer"),
+        )
     ),
     _Rule(
         "destructive_command",
@@ -558,18 +598,28 @@ _W = r"[ \t\r\n]{1,4}"  # phrases may wrap across Markdown lines
 _QUOTES = frozenset("\"'`“‘«")
 
 
-def _injection(message: str) -> _Describe:
+def _injection(message: str, lead: re.Pattern[str] | None = None) -> _Describe:
+    """Describe a phrase; `lead` must end the text just before it ("do not" + "tell …")."""
+
     def describe(m: re.Match[str], text: str) -> _Verdict:
-        phrase = neutralise(" ".join(_original(m, text).split()), 80)
+        start = m.start()
+        if lead is not None:
+            window = text[max(0, start - 24) : start].lower()
+            found = lead.search(window)
+            if found is None:
+                return None
+            start -= len(window) - found.start()
+        phrase = neutralise(" ".join(text[start : m.end()].split()), 80)
         # A phrase opening a quotation is usually cited as a bad example, not addressed to
         # the agent: still shown, one level lower.
-        if m.start() > 0 and text[m.start() - 1] in _QUOTES:
+        if start > 0 and text[start - 1] in _QUOTES:
             return "medium", f"quotes a prompt-injection phrase: “{phrase}”"
         return "high", f"{message}: “{phrase}”"
 
     return describe
 
 
+_EXFILTRATE = _injection("tells the agent to exfiltrate data")
 _LINE_LEAD = re.compile(r"[ \t]*(?:(?:[-*+>]|\d{1,3}[.)])[ \t]+)?(?:\*\*|__|\*|_)?")
 _IMPERATIVE_AFTER = (".", "!", "?", ":", ";", " then", " please", " now", " silently",
                      " quietly", " secretly")  # fmt: skip
@@ -582,12 +632,22 @@ def _describe_exfiltrate(m: re.Match[str], text: str) -> _Verdict:
     before = text[max(line_start, m.start() - 40) : m.start()]
     lead = " " + before.rstrip(" \t*_").lower()
     if _LINE_LEAD.fullmatch(text, line_start, m.start()) or lead.endswith(_IMPERATIVE_AFTER):
-        return _injection("tells the agent to exfiltrate data")(m, text)
+        return _EXFILTRATE(m, text)
     return None
 
 
-_INJECTION_PHRASES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
-    (
+@dataclass(frozen=True, slots=True)
+class _Phrase:
+    pattern: str  # lowercase
+    message: str
+    triggers: tuple[str, ...]
+    # Must end right before the phrase. Phrases start at a rare word ("tell", "your") and
+    # look back for the common one ("do not", "reveal"), which keeps the scan fast.
+    lead: str = ""
+
+
+_INJECTION_PHRASES: tuple[_Phrase, ...] = (
+    _Phrase(
         rf"(?:ignore|disregard|forget|bypass)(?:{_W}(?:all|any|the|your|my|of|these|those))"
         rf"{{0,3}}{_W}(?:previous|prior|above|earlier|preceding|original|system)"
         rf"(?:{_W}(?:system|developer|safety))?{_W}(?:instructions?|prompts?|rules|directions"
@@ -595,31 +655,31 @@ _INJECTION_PHRASES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
         "tells the agent to ignore its earlier instructions",
         ("ignore", "disregard", "forget", "bypass"),
     ),
-    (
+    _Phrase(
         rf"disregard{_W}(?:all{_W})?(?:of{_W})?your{_W}(?:system{_W}prompt"
         rf"|(?:previous{_W}|prior{_W})?instructions|guidelines|rules|programming)\b",
         "tells the agent to disregard its instructions",
         ("disregard",),
     ),
-    (
+    _Phrase(
         rf"you{_W}are{_W}now{_W}(?:dan\b|in{_W}(?:developer|god|jailbreak|jailbroken"
         rf"|unrestricted|dan){_W}mode|jailbroken|unrestricted|unfiltered)",
         "tries to switch the agent into a jailbreak persona",
         ("now",),
     ),
-    (
-        rf"(?:do{_W}not|don'?t|never){_W}(?:tell|inform|notify|alert)"
-        rf"{_W}the{_W}user\b(?!{_W}to\b)",
+    _Phrase(
+        rf"(?:tell|inform|notify|alert){_W}the{_W}user\b(?!{_W}to\b)",
         "tells the agent to keep something from the user",
         ("tell", "inform", "notify", "alert"),
+        rf"(?<![\w-])(?:do{_W}not|don'?t|never){_W}$",
     ),
-    (
+    _Phrase(
         rf"without{_W}(?:telling|informing|notifying|alerting){_W}(?:the{_W})?"
         r"(?:user|human|operator)\b",
         "tells the agent to act without telling the user",
         ("without",),
     ),
-    (
+    _Phrase(
         rf"(?:send|post|upload|transmit|forward){_W}(?:the|all|any|your|their|its)"
         rf"(?:{_W}[\w.-]{{1,20}}){{0,2}}?{_W}(?:contents|credentials|secrets|env(?:ironment)?"
         r"(?:[ \t]+variables|[ \t]+vars)?|api[ \t]+keys|tokens|passwords|private[ \t]+keys"
@@ -627,24 +687,31 @@ _INJECTION_PHRASES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
         "tells the agent to send secrets to a URL",
         ("http", "ftp:"),
     ),
-    (
+    _Phrase(
         rf"override{_W}(?:all{_W}|any{_W})?(?:of{_W})?your{_W}(?:safety|guidelines"
         r"|restrictions|rules|programming|instructions)\b",
         "tells the agent to override its safety rules",
         ("override",),
     ),
-    (
-        rf"(?:reveal|leak|disclose|print|output|repeat|dump){_W}your(?:{_W}(?:full|entire"
-        rf"|complete|hidden|original|initial))?{_W}(?:system{_W}prompt|instructions)\b",
+    _Phrase(
+        rf"your(?:{_W}(?:full|entire|complete|hidden|original|initial))?{_W}"
+        rf"(?:system{_W}prompt|instructions)\b",
         "tries to make the agent reveal its system prompt",
         ("your",),
+        rf"(?<![\w-])(?:reveal|leak|disclose|print|output|repeat|dump){_W}$",
     ),
 )
 
 _INJECTION_RULES: tuple[_Rule, ...] = (
     *(
-        _Rule("prompt_injection", re.compile(p), _injection(msg), triggers, lower=True)
-        for p, msg, triggers in _INJECTION_PHRASES
+        _Rule(
+            "prompt_injection",
+            re.compile(ph.pattern),
+            _injection(ph.message, re.compile(ph.lead) if ph.lead else None),
+            ph.triggers,
+            lower=True,
+        )
+        for ph in _INJECTION_PHRASES
     ),
     _Rule(
         "prompt_injection",
@@ -679,6 +746,36 @@ def _exfil(template: str) -> _Describe:
     return describe
 
 
+_READ_SENSITIVE = re.compile(
+    r"(?<![\w-])(?:cat|tar|zip|base64|gzip|xxd|head|tail|type|get-content|gc)\b"
+    rf"[^\n|]{{0,200}}?{_SENSITIVE}"
+)
+_ENV_DUMP = re.compile(
+    r"(?<![\w-])(?:env|printenv|export[ \t]+-p|(?:get-childitem|gci|dir)[ \t]+env:)[ \t]*"
+    r"(?:\|[^\n|]{0,100})?$"
+)
+
+
+def _describe_piped_out(m: re.Match[str], text: str) -> _Verdict:
+    """`… | curl`: what feeds the pipe? Anchored on the pipe, which prose rarely has."""
+    line_start = max(text.rfind("\n", 0, m.start()) + 1, m.start() - 500)
+    before = text[line_start : m.start()].lower()
+    tool = m.group("tool")
+    if _ENV_DUMP.search(before):
+        return "medium", f"pipes the environment variables into {tool}"
+    found = _READ_SENSITIVE.search(before)
+    if found is None:
+        return None
+    path = text[line_start + found.start("path") : line_start + found.end("path")]
+    return "medium", f"pipes {neutralise(path, 60)} into {tool}"
+
+
+def _describe_substituted_out(m: re.Match[str], text: str) -> _Verdict:
+    if m.group("path"):
+        return _exfil("sends {path} with {tool}")(m, text)
+    return "medium", f"sends the environment variables with {m.group('tool')}"
+
+
 _EXFIL_RULES: tuple[_Rule, ...] = (
     _Rule(
         "data_exfiltration",
@@ -692,25 +789,11 @@ _EXFIL_RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         "data_exfiltration",
-        re.compile(
-            r"(?:cat|tar|zip|base64|gzip|xxd|head|tail|type|get-content|gc)\b"
-            rf"[^\n|]{{0,200}}?{_SENSITIVE}[^\n|]{{0,200}}{_PIPE}[^\n]{{0,200}}?"
-            rf"(?<![\w-]){_NET}\b"
-        ),
-        _exfil("pipes {path} into {tool}"),
+        re.compile(rf"{_PIPE}[ \t]*(?:sudo[ \t]+)?{_NET}\b"),
+        _describe_piped_out,
         ("curl", "wget", "nc", "cat", "socat", "telnet", "openssl"),
         lower=True,
-    ),
-    _Rule(
-        "data_exfiltration",
-        re.compile(
-            r"(?:env|printenv|export[ \t]+-p|get-childitem[ \t]+env:|gci[ \t]+env:"
-            rf"|dir[ \t]+env:)[ \t]*(?:{_PIPE}[^\n|]{{0,100}})?{_PIPE}[ \t]*(?:sudo[ \t]+)?"
-            rf"{_NET}\b"
-        ),
-        _exfil("pipes the environment variables into {tool}"),
-        ("env",),
-        lower=True,
+        boundary=False,
     ),
     _Rule(
         "data_exfiltration",
@@ -718,11 +801,7 @@ _EXFIL_RULES: tuple[_Rule, ...] = (
             r"(?P<tool>curl|wget)\b[^\n]{0,300}?(?:\$\(|`)[ \t]*"
             rf"(?:(?:cat|base64)[ \t]+[^\n)`]{{0,100}}?{_SENSITIVE}|(?P<env>env|printenv)\b)"
         ),
-        lambda m, text: (
-            _exfil("sends {path} with {tool}")(m, text)
-            if m.group("path")
-            else ("medium", "sends the environment variables with " + m.group("tool"))
-        ),
+        _describe_substituted_out,
         ("curl", "wget"),
         lower=True,
     ),
@@ -757,9 +836,14 @@ _BENIGN_HIDDEN = re.compile(
     "|(?<=\U0001f3f4)[\U000e0020-\U000e007e]{1,8}\U000e007f"
     f"|(?<=[{_SCRIPT}])[\u200c\u200d](?=[{_SCRIPT}])"
 )
+_CHAR_WINDOW = 4_096
 _CONTROL_CHARS = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"
 _CONTROL = re.compile(f"[{_CONTROL_CHARS}]")
 _CONTROL_LINE = re.compile(f"[^\n{_CONTROL_CHARS}]*[{_CONTROL_CHARS}][^\n]*")
+
+
+def _blank(m: re.Match[str]) -> str:
+    return " " * len(m.group(0))
 
 
 def _per_line(
@@ -769,12 +853,18 @@ def _per_line(
     while (m := pattern.search(text, pos)) is not None:
         end = text.find("\n", m.start())
         end = len(text) if end < 0 else end
-        segment = text[m.start() : end]
+        # Look at a bounded window so one huge line costs O(window), not O(line) per hit.
+        window_end = min(end, m.start() + _CHAR_WINDOW)
+        # One character of lead-in: `clean` looks behind (emoji before a ZWJ).
+        seg_start = max(m.start() - 1, text.rfind("\n", 0, m.start()) + 1, 0)
+        segment = text[seg_start:window_end]
         if clean is not None:
-            segment = clean.sub("", segment)
+            segment = clean.sub(_blank, segment)  # same length: offsets stay exact
         first = pattern.search(segment)
-        if first is not None:
-            yield m.start() + first.start(), list(dict.fromkeys(pattern.findall(segment)))
+        if first is None:  # only benign uses so far: keep looking further along this line
+            pos = window_end
+            continue
+        yield seg_start + first.start(), list(dict.fromkeys(pattern.findall(segment)))
         pos = end + 1
 
 
@@ -848,6 +938,12 @@ class _Texts:
     low: str
     view: str  # over-long lines blanked past _MAX_SCAN_LINE
     low_view: str
+    seen: dict[str, bool]  # trigger -> occurs in `low`; rules share triggers
+
+    def has(self, trigger: str) -> bool:
+        if trigger not in self.seen:
+            self.seen[trigger] = trigger in self.low
+        return self.seen[trigger]
 
 
 def _lowered(text: str) -> str:
@@ -862,15 +958,15 @@ _ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
 def _texts(text: str, lines: Sequence[str]) -> _Texts:
     low = _lowered(text)
     if max(map(len, lines)) <= _MAX_SCAN_LINE:
-        return _Texts(text, low, text, low)
+        return _Texts(text, low, text, low, {})
     cut = _MAX_SCAN_LINE
     view = "\n".join(ln if len(ln) <= cut else ln[:cut] + " " * (len(ln) - cut) for ln in lines)
-    return _Texts(text, low, view, _lowered(view))
+    return _Texts(text, low, view, _lowered(view), {})
 
 
 def _run(rules: Iterable[_Rule], t: _Texts) -> Iterator[_Hit]:
     for rule in rules:
-        if rule.triggers and not any(trigger in t.low for trigger in rule.triggers):
+        if rule.triggers and not any(map(t.has, rule.triggers)):
             continue
         if rule.long_lines:
             source = t.low if rule.lower else t.text
@@ -969,7 +1065,11 @@ def _findings(relpath: str, lines: Sequence[str], hits: list[_Hit]) -> list[Lint
         return []
     index = _Lines(lines, [h.mask for h in hits if h.mask is not None])
     unique: dict[tuple[int, str, str], _Located] = {}
+    starts: set[tuple[str, int]] = set()
     for hit in sorted(hits, key=lambda h: (h.start, h.rule, h.message)):
+        if hit.start >= 0 and (hit.rule, hit.start) in starts:
+            continue  # two patterns of one rule on the same text: one finding
+        starts.add((hit.rule, hit.start))
         line = index.index(hit.start) + 1 if hit.start >= 0 else 0
         unique.setdefault((line, hit.rule, hit.message), (line, hit))
     kept, summaries = _capped(sorted(unique.values(), key=lambda i: (i[0], i[1].start)), relpath)

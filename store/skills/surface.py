@@ -1,7 +1,9 @@
 """The discovery surface of a skill: the short texts that are embedded and indexed.
 
-Only name, description, when_to_use, triggers and tags are used (never the body): that is
-what an agent sees before it activates a skill, and what a task description should match.
+Only name, description, when_to_use, triggers and tags are embedded (never the body): that
+is what an agent sees before it activates a skill. Per-sentence surfaces were measured and
+dropped: no routing gain on the eval set for three times the embedding cost. The body's
+prose is lexical evidence only (`lexical_body`).
 """
 
 from __future__ import annotations
@@ -13,9 +15,11 @@ from typing import Any
 
 #: Labels in the vector index are skill_id * SLOTS + ordinal.
 SLOTS = 16
-MAX_SENTENCES = 6
-_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+(?=[A-Z0-9\"'(])")
-_MIN_SENTENCE = 24
+#: How many surfaces a skill has at most (card, use).
+MAX_SURFACES = 2
+_CODE_BLOCK = re.compile(r"```.*?(?:```|$)", re.S)
+#: How much of a body (after dropping code) feeds the lexical index.
+BODY_CHARS = 12_000
 
 
 def text_hash(text: str) -> str:
@@ -44,14 +48,16 @@ def surfaces(manifest: Mapping[str, Any]) -> list[tuple[str, str]]:
     result = [("card", f"{words}: {description}")]
     if extra:
         result.append(("use", f"{words}: {extra}"))
-    sentences = [s for s in _SENTENCE_END.split(description) if len(s) >= _MIN_SENTENCE]
-    if len(sentences) > 1:
-        result.extend(("sentence", f"{words}: {s}") for s in sentences[:MAX_SENTENCES])
-    return result[:SLOTS]
+    return result
+
+
+def lexical_body(body: str) -> str:
+    """The body as lexical evidence: prose only (code blocks dropped), bounded in size."""
+    return _CODE_BLOCK.sub(" ", body)[:BODY_CHARS]
 
 
 def fts_columns(manifest: Mapping[str, Any]) -> tuple[str, str, str]:
-    """(name, description, extra) for the FTS5 table."""
+    """(name, description, extra) for the FTS5 table; the body column is `lexical_body`."""
     extra = _join(
         [
             str(manifest.get("when_to_use", "")),

@@ -1,0 +1,119 @@
+"""`python -m app.screenshots [--out screenshots]`: SVG screenshots of the app's screens.
+
+Deterministic: the demo library is rebuilt at a fixed path with a stepping clock, the app's
+clock stands still, durations are kept off the screen and the terminal size is fixed. Run it
+whenever a screen changes and commit the result.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+from textual.worker import WorkerState
+
+from app.factory import make_app
+from app.librarian_app import LibrarianApp
+from store.demo import build_demo
+from store.events import stepping_clock
+from store.library import Library
+
+#: Fixed, so the paths shown on screen are the same on every machine.
+DEMO_DIR = Path("/tmp/skill-librarian-screenshots/demo")
+SIZE = (140, 42)
+#: The app's "now": a day after the demo was built, frozen.
+NOW = "2026-11-03T09:00:00+00:00"
+TASK = "roll back the bad deploy of the payments service"
+FINDING_SKILL = "terraform-plan-review"
+
+Steps = Callable[[Pilot[Any]], Awaitable[None]]
+
+
+async def settle(pilot: Pilot[Any], rounds: int = 200) -> None:
+    """Wait until messages are handled and no worker but the file watcher is busy."""
+    app = pilot.app
+    for _ in range(rounds):
+        await pilot.pause()
+        busy = [w for w in app.workers if w.group != "watch" and not w.is_finished]
+        if not busy:
+            return
+        running = [w for w in busy if w.state == WorkerState.RUNNING]
+        # Failures and cancellations are the app's business (it turns them into notices).
+        await asyncio.gather(*(w.wait() for w in running), return_exceptions=True)
+    raise TimeoutError("the app did not settle")
+
+
+async def overview(pilot: Pilot[Any]) -> None:
+    await settle(pilot)
+
+
+async def filtered(pilot: Pilot[Any]) -> None:
+    await settle(pilot)
+    await pilot.press("slash", *"migration", "enter")
+    await settle(pilot)
+
+
+async def suggested(pilot: Pilot[Any]) -> None:
+    await settle(pilot)
+    await pilot.press("t", *TASK)
+    await settle(pilot)
+    await pilot.press("enter")  # into the suggestions: the best one is explained in the detail
+    await settle(pilot)
+
+
+async def finding(pilot: Pilot[Any]) -> None:
+    await settle(pilot)
+    app = pilot.app
+    assert isinstance(app, LibrarianApp)
+    app.show_skill(app.library.get_skill(FINDING_SKILL).summary.skill_id)
+    await settle(pilot)
+
+
+SHOTS: dict[str, Steps] = {
+    "skills.svg": overview,
+    "skills-filter.svg": filtered,
+    "skills-suggest.svg": suggested,
+    "skills-finding.svg": finding,
+}
+
+
+def open_demo(target: Path = DEMO_DIR) -> Library:
+    """Rebuild the demo at `target` and open it with the frozen clock."""
+    build_demo(target, fresh=True, clock=stepping_clock())
+    return Library(target, clock=stepping_clock(NOW, step_seconds=0))
+
+
+async def shoot(library: Library, steps: Steps, size: tuple[int, int] = SIZE) -> str:
+    """Run the app headless over `library`, play `steps`, return the screen as SVG."""
+    app = make_app(library, watch=False, warm=False, show_timings=False)
+    async with app.run_test(size=size) as pilot:
+        await steps(pilot)
+        await pilot.wait_for_scheduled_animations()
+        return app.export_screenshot(title="Skill Librarian")
+
+
+async def shoot_all(library: Library) -> dict[str, str]:
+    """Every screenshot in `SHOTS`, by file name."""
+    return {filename: await shoot(library, steps) for filename, steps in SHOTS.items()}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m app.screenshots", description=__doc__)
+    parser.add_argument("--out", type=Path, default=Path("screenshots"), help="output folder")
+    args = parser.parse_args(argv)
+    with open_demo() as library:
+        shots = asyncio.run(shoot_all(library))
+    args.out.mkdir(parents=True, exist_ok=True)
+    for filename, svg in shots.items():
+        path = args.out / filename
+        path.write_text(svg, encoding="utf-8", newline="\n")
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,298 @@
+"""`librarian bench`: the issue budgets, measured. Each phase runs in a child process so
+peak memory and cold starts are real. Large synthetic libraries are cached between runs."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+from store.paths import APP_NAME
+
+GENERATOR_VERSION = "1"
+BUDGETS = {
+    "scan.warm_500_seconds": 1.0,
+    "scan.cold_500_seconds": 15.0,
+    "scan.cold_500_peak_rss_mb": 1024,
+    "suggest.p95_ms": 50.0,
+    "batch.150_contexts_seconds": 10.0,
+    "app.interactive_seconds": 1.5,
+    "routing.recall@1": 0.85,
+    "routing.recall@10": 0.98,
+}
+
+
+def _child(*args: str, timeout: float = 1800) -> dict[str, Any]:
+    """Run `python -m store.bench <args>` and parse the JSON it prints last."""
+    out = subprocess.run(
+        [sys.executable, "-m", "store.bench", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    lines = [line for line in out.stdout.splitlines() if line.startswith("{")]
+    if out.returncode != 0 or not lines:
+        return {"error": (out.stderr.strip().splitlines() or ["no output"])[-1]}
+    result: dict[str, Any] = json.loads(lines[-1])
+    return result
+
+
+def _rss_mb() -> float:
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+
+def run_bench(
+    quick: bool = False, only: set[str] | None = None, workdir: Path | None = None
+) -> dict[str, Any]:
+    """Every phase (or `only` some); returns the JSON-ready results with budgets."""
+    work = workdir or Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False)) / "bench"
+    work.mkdir(parents=True, exist_ok=True)
+    sizes = {"scan": 100 if quick else 500, "suggest": 1000 if quick else 10_000}
+    phases: dict[str, Callable[[], dict[str, Any]]] = {
+        "scan": lambda: _bench_scan(work, sizes["scan"]),
+        "suggest": lambda: _bench_suggest(work, sizes["suggest"]),
+        "app": lambda: _bench_app(work, sizes["suggest"]),
+        "routing": lambda: _bench_routing(work),
+    }
+    results: dict[str, Any] = {
+        "machine": {
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+        },
+        "sizes": sizes,
+        "budgets": BUDGETS,
+    }
+    for name, phase in phases.items():
+        if not only or name in only:
+            started = time.perf_counter()
+            results[name] = phase()
+            results[name]["phase_seconds"] = round(time.perf_counter() - started, 1)
+    results["within_budget"] = _check(results)
+    return results
+
+
+def _check(results: dict[str, Any]) -> dict[str, bool]:
+    verdict = {}
+    for key, limit in BUDGETS.items():
+        section, metric = key.split(".", 1)
+        value = results.get(section, {}).get(metric.replace("_500", "").replace("_150", ""))
+        if isinstance(value, int | float):
+            verdict[key] = value >= limit if metric.startswith("recall") else value <= limit
+    return verdict
+
+
+# -- phases (parent side) ----------------------------------------------------------------
+
+
+def _bench_scan(work: Path, count: int) -> dict[str, Any]:
+    from store.synthetic import write_skills
+
+    skills = work / f"skills-{count}"
+    write_skills(skills, count)
+    library = work / f"scan-lib-{count}"
+    shutil.rmtree(library, ignore_errors=True)
+    cold = _child("child-scan", str(library), str(skills))
+    warm = _child("child-scan", str(library), str(skills))
+    return {
+        "skills": count,
+        "cold_seconds": cold.get("scan_seconds"),
+        "cold_process_seconds": cold.get("process_seconds"),
+        "cold_peak_rss_mb": cold.get("peak_rss_mb"),
+        "cold_skills_per_second": _rate(count, cold.get("scan_seconds")),
+        "warm_seconds": warm.get("scan_seconds"),
+        "warm_process_seconds": warm.get("process_seconds"),
+        "warm_skills_per_second": _rate(count, warm.get("scan_seconds")),
+        "warm_changed": warm.get("changed"),
+        "errors": [r["error"] for r in (cold, warm) if "error" in r],
+    }
+
+
+def _rate(count: int, seconds: Any) -> float | None:
+    return round(count / seconds, 1) if isinstance(seconds, int | float) and seconds else None
+
+
+def _big_library(work: Path, count: int) -> Path:
+    """A cached library of `count` synthetic skills (built once, reused while unchanged)."""
+    library = work / f"lib-{count}"
+    marker = library / f".bench-{GENERATOR_VERSION}"
+    if not marker.exists():
+        from store.library import Library
+        from store.synthetic import write_skills
+
+        shutil.rmtree(library, ignore_errors=True)
+        skills = work / f"skills-{count}"
+        write_skills(skills, count)
+        with Library(library) as lib:
+            lib.scan([skills])
+        marker.write_text("built\n")
+    return library
+
+
+def _bench_suggest(work: Path, count: int) -> dict[str, Any]:
+    library = _big_library(work, count)
+    latency = _child("child-suggest", str(library))
+    index = _child("child-index", str(library))
+    batch_file = work / "batch-150.txt"
+    batch_file.write_text("\n".join(_contexts(150)) + "\n", encoding="utf-8")
+    started = time.perf_counter()
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "app.cli",
+            "--library",
+            str(library),
+            "suggest",
+            "--batch",
+            str(batch_file),
+            "--json",
+        ],
+        capture_output=True,
+        check=False,
+    )
+    batch_seconds = round(time.perf_counter() - started, 2)
+    return {
+        "skills": count,
+        **{k: v for k, v in latency.items() if k != "process_seconds"},
+        "index_build_seconds": index.get("build_seconds"),
+        "index_surfaces": index.get("surfaces"),
+        "batch_150_contexts_seconds": batch_seconds if done.returncode == 0 else None,
+        "batch_contexts_seconds": batch_seconds if done.returncode == 0 else None,
+    }
+
+
+def _bench_app(work: Path, count: int) -> dict[str, Any]:
+    return _child("child-app", str(_big_library(work, count)))
+
+
+def _bench_routing(work: Path) -> dict[str, Any]:
+    corpus = Path(
+        os.environ.get("LIBRARIAN_CORPUS", Path(__file__).parents[2] / "shared" / "corpus")
+    )
+    if not (corpus / "skills").is_dir():
+        return {"skipped": f"corpus not found at {corpus} (set LIBRARIAN_CORPUS)"}
+    return _child("child-routing", str(work / "routing-lib"), str(corpus / "skills"))
+
+
+def _contexts(count: int) -> list[str]:
+    from store.evaluation import load_queries
+
+    queries = [q.text for q in load_queries()]
+    return [queries[i % len(queries)] for i in range(count)]
+
+
+# -- phases (child side) -------------------------------------------------------------------
+
+_STARTED = time.perf_counter()
+
+
+def child_scan(library_dir: str, skills: str) -> dict[str, Any]:
+    from store.library import Library
+
+    with Library(Path(library_dir)) as lib:
+        started = time.perf_counter()
+        report = lib.scan([Path(skills)])
+        seconds = time.perf_counter() - started
+    return {
+        "scan_seconds": round(seconds, 3),
+        "installed": report.installed,
+        "changed": report.changed,
+        "unchanged": report.unchanged,
+        "process_seconds": round(time.perf_counter() - _STARTED, 3),
+        "peak_rss_mb": _rss_mb(),
+    }
+
+
+def child_suggest(library_dir: str) -> dict[str, Any]:
+    from store.library import Library
+    from store.search import Searcher
+
+    with Library(Path(library_dir)) as lib:
+        lib.sync_index()
+        lib.embedder.embed(["warm up the model"])
+        searcher = Searcher(lib)
+        limit = int(lib.config.get("suggest.limit"))
+        times = []
+        for context in _contexts(200):
+            started = time.perf_counter()
+            vector = lib.embedder.embed([context])[0]
+            searcher.suggest_one(context, vector, limit)
+            times.append((time.perf_counter() - started) * 1000)
+    times.sort()
+    return {
+        "queries": len(times),
+        "p50_ms": round(statistics.median(times), 2),
+        "p95_ms": round(times[int(len(times) * 0.95) - 1], 2),
+        "max_ms": round(times[-1], 2),
+        "peak_rss_mb": _rss_mb(),
+    }
+
+
+def child_index(library_dir: str) -> dict[str, Any]:
+    from store.library import Library
+
+    with Library(Path(library_dir)) as lib:
+        started = time.perf_counter()
+        lib.sync_index(embed=False, force=True)
+        seconds = time.perf_counter() - started
+        return {"build_seconds": round(seconds, 2), "surfaces": lib.index.count}
+
+
+def child_app(library_dir: str) -> dict[str, Any]:
+    import asyncio
+
+    return asyncio.run(_app_ready(Path(library_dir)))
+
+
+async def _app_ready(library_dir: Path) -> dict[str, Any]:
+    from app.factory import make_app
+    from store.library import Library
+    from widgets.skill_table import SkillTable
+
+    with Library(library_dir) as lib:
+        app = make_app(lib, watch=False, warm=True)
+        async with app.run_test(size=(160, 48)) as pilot:
+            table = app.screen.query_one(SkillTable)
+            while not table.rows:
+                await pilot.pause(0.01)
+            ready = time.perf_counter() - _STARTED
+            await pilot.press("down", "down", "pagedown")
+            rows = len(table.rows)
+    return {"interactive_seconds": round(ready, 3), "rows": rows, "peak_rss_mb": _rss_mb()}
+
+
+def child_routing(library_dir: str, skills: str) -> dict[str, Any]:
+    from store.evaluation import evaluate, load_queries
+    from store.library import Library
+
+    with Library(Path(library_dir)) as lib:
+        lib.scan([Path(skills)])
+        metrics = evaluate(lib, Path(skills), load_queries())
+    overall = metrics["all"]
+    assert isinstance(overall, dict)
+    return {**overall, "by_split": metrics}
+
+
+_CHILDREN: dict[str, Callable[..., dict[str, Any]]] = {
+    "child-scan": child_scan,
+    "child-suggest": child_suggest,
+    "child-index": child_index,
+    "child-app": child_app,
+    "child-routing": child_routing,
+}
+
+if __name__ == "__main__":
+    print(json.dumps(_CHILDREN[sys.argv[1]](*sys.argv[2:])))
