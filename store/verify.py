@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -173,7 +174,7 @@ def _vectors(library: Library) -> Check:
 
 
 def _index_problems(
-    entries: dict[int, str], wanted: dict[int, str], stored: dict[str, bytes]
+    entries: Mapping[int, str], wanted: dict[int, str], stored: dict[str, bytes]
 ) -> list[str]:
     problems = []
     not_embedded = [h for h in wanted.values() if h not in stored]
