@@ -175,7 +175,20 @@ def _bench_suggest(work: Path, count: int) -> dict[str, Any]:
 
 
 def _bench_app(work: Path, count: int) -> dict[str, Any]:
-    return _child("child-app", str(_big_library(work, count)))
+    """Time to an interactive Skills screen, measured by `app.bench_app` (store stays headless)."""
+    library = str(_big_library(work, count))
+    out = subprocess.run(
+        [sys.executable, "-m", "app.bench_app", library],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    lines = [line for line in out.stdout.splitlines() if line.startswith("{")]
+    if out.returncode != 0 or not lines:
+        return {"error": (out.stderr.strip().splitlines() or ["no output"])[-1]}
+    result: dict[str, Any] = json.loads(lines[-1])
+    return result
 
 
 def _bench_routing(work: Path) -> dict[str, Any]:
@@ -251,29 +264,6 @@ def child_index(library_dir: str) -> dict[str, Any]:
         return {"build_seconds": round(seconds, 2), "surfaces": lib.index.count}
 
 
-def child_app(library_dir: str) -> dict[str, Any]:
-    import asyncio
-
-    return asyncio.run(_app_ready(Path(library_dir)))
-
-
-async def _app_ready(library_dir: Path) -> dict[str, Any]:
-    from app.factory import make_app
-    from store.library import Library
-    from widgets.skill_table import SkillTable
-
-    with Library(library_dir) as lib:
-        app = make_app(lib, watch=False, warm=True)
-        async with app.run_test(size=(160, 48)) as pilot:
-            table = app.screen.query_one(SkillTable)
-            while not table.rows:
-                await pilot.pause(0.01)
-            ready = time.perf_counter() - _STARTED
-            await pilot.press("down", "down", "pagedown")
-            rows = len(table.rows)
-    return {"interactive_seconds": round(ready, 3), "rows": rows, "peak_rss_mb": _rss_mb()}
-
-
 def child_routing(library_dir: str, skills: str) -> dict[str, Any]:
     from store.evaluation import evaluate, load_queries
     from store.library import Library
@@ -290,7 +280,6 @@ _CHILDREN: dict[str, Callable[..., dict[str, Any]]] = {
     "child-scan": child_scan,
     "child-suggest": child_suggest,
     "child-index": child_index,
-    "child-app": child_app,
     "child-routing": child_routing,
 }
 

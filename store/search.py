@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 MAX_TERMS = 48
 CANDIDATES = 200
+MIN_DENSE_SPREAD = 0.3
 #: name, description, extra (when_to_use, triggers, tags), body (prose, code dropped)
 BM25_WEIGHTS = (1.0, 1.0, 1.0, 0.4)
 FIELDS = ("name", "description", "use", "body")
@@ -225,7 +226,9 @@ class Searcher:
             cand.dense_rank = rank
         top = ranked[0].dense if ranked else 1.0
         floor = ranked[-1].dense if ranked else 0.0
-        spread = max(top - floor, 1e-6)
+        # A minimum spread: with few candidates, min-max would stretch a hair's difference
+        # between near-identical skills into the whole 0..1 range.
+        spread = max(top - floor, MIN_DENSE_SPREAD)
         for cand in candidates.values():
             cand.dense = max(0.0, (cand.dense - floor) / spread)
 

@@ -84,6 +84,10 @@ def replay_into(source: sqlite3.Connection, target: sqlite3.Connection) -> int:
 def _replay(conn: sqlite3.Connection) -> Check:
     scratch = sqlite3.connect(":memory:", isolation_level=None)
     migrate(scratch)
+    # Content blobs are addressed by hash (checked by `_blobs`); projections may read them.
+    scratch.executemany(
+        "INSERT INTO blobs(hash, text) VALUES (?,?)", conn.execute("SELECT hash, text FROM blobs")
+    )
     replay_into(conn, scratch)
     problems: list[str] = []
     for table, key in PROJECTION_TABLES.items():

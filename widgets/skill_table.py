@@ -186,8 +186,12 @@ class SkillTable(ScrollView, can_focus=True):
         base = (
             self.get_component_rich_style("skill-table--cursor") if is_cursor else self.rich_style
         )
+        # The cursor row is drawn in the cursor's colours only: red on blue is unreadable,
+        # and the marker column still shows the severity.
         segments = [
-            Segment(text, base + self._cell_style(key, row)) if style_key else Segment(text, base)
+            Segment(text, base + self._cell_style(key, row))
+            if style_key and not is_cursor
+            else Segment(text, base)
             for key, text, style_key in _cells(row, width)
         ]
         return Strip(segments).crop(0, width).simplify()
@@ -232,11 +236,14 @@ def _cells(row: SkillSummary, width: int) -> list[tuple[str, str, bool]]:
     ]
     cells = []
     for (key, _), w, value in zip(COLUMNS, _widths(width), values, strict=True):
-        cells.append((key, _fit(value, w) + " ", True))
+        cells.append((key, _fit(value, w, keep_end=key == "root") + " ", True))
     return cells
 
 
-def _fit(text: str, width: int) -> str:
+def _fit(text: str, width: int, keep_end: bool = False) -> str:
+    """Pad or shorten to `width`; paths keep their end, where roots differ."""
     if len(text) <= width:
         return text.ljust(width)
-    return text[: max(width - 1, 0)] + "…"
+    if width < 2:
+        return "…"[:width]
+    return "…" + text[len(text) - width + 1 :] if keep_end else text[: width - 1] + "…"

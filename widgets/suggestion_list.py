@@ -18,7 +18,10 @@ class SuggestionList(OptionList):
     """Shows `Suggestion`s best first; highlighting one posts `SuggestionHighlighted`."""
 
     DEFAULT_CSS = """
-    SuggestionList { height: auto; max-height: 12; border: none; background: $surface; }
+    SuggestionList {
+        height: auto; max-height: 12; border: none; background: $surface;
+        text-wrap: nowrap; text-overflow: ellipsis;
+    }
     """
 
     @dataclass

