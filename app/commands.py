@@ -7,6 +7,8 @@ from functools import partial
 from typing import TYPE_CHECKING, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.content import Content
+from textual.fuzzy import Matcher
 
 from store.text import one_line
 
@@ -62,3 +64,14 @@ class LibrarianCommands(Provider):
                     partial(app.show_skill, skill_id),
                     help=f"{status}",
                 )
+
+
+def literal_highlight(matcher: Matcher, title: str) -> Content:
+    """Like `Matcher.highlight`, but the title is never parsed as markup (skill names are
+    untrusted)."""
+    content = Content(title)
+    _score, offsets = matcher.fuzzy_search.match(matcher.query, title)
+    for offset in offsets:
+        if not title[offset].isspace():
+            content = content.stylize(matcher.match_style, offset, offset + 1)
+    return content

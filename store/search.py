@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import re
+import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -29,6 +30,10 @@ if TYPE_CHECKING:
 TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 MAX_TERMS = 48
 CANDIDATES = 200
+#: Query terms found in more than this share of skills (and at least COMMON_MIN_DOCS) are
+#: dropped from the lexical query: no ranking value, high cost on big catalogs.
+COMMON_SHARE = 0.4
+COMMON_MIN_DOCS = 500
 MIN_DENSE_SPREAD = 0.3
 #: name, description, extra (when_to_use, triggers, tags), body (prose, code dropped)
 BM25_WEIGHTS = (1.0, 1.0, 1.0, 0.4)
@@ -115,6 +120,7 @@ class Searcher:
         self.library = library
         self.weights = weights or Weights()
         self.importance_weight = float(library.config.get("suggest.importance_weight"))
+        self._documents = -1
         self.deprecated_factor = float(library.config.get("suggest.deprecated_factor"))
 
     def suggest_many(self, contexts: Sequence[str], limit: int) -> list[list[Suggestion]]:
@@ -195,10 +201,11 @@ class Searcher:
         return explained
 
     def _lexical(self, terms: list[str]) -> dict[int, _Candidate]:
-        if not terms:
-            return {}
         w = BM25_WEIGHTS
         with self.library.db.read() as conn:
+            terms = self._informative(conn, terms)
+            if not terms:
+                return {}
             rows = conn.execute(
                 f"SELECT rowid, -bm25(skills_fts, {w[0]}, {w[1]}, {w[2]}, {w[3]}) FROM skills_fts"
                 f" WHERE skills_fts MATCH ? ORDER BY rank LIMIT {CANDIDATES}",
@@ -209,6 +216,32 @@ class Searcher:
             int(sid): _Candidate(int(sid), lexical=float(s) / best, lexical_rank=rank)
             for rank, (sid, s) in enumerate(rows, start=1)
         }
+
+    def _informative(self, conn: sqlite3.Connection, terms: list[str]) -> list[str]:
+        """Terms that occur in the catalog, minus those in so many skills that they carry no
+        evidence (near-zero IDF) but would make bm25 walk huge posting lists."""
+        if not terms:
+            return []
+        _ensure_query_tables(conn)
+        conn.execute("DELETE FROM temp.query_words")
+        conn.executemany(
+            "INSERT INTO temp.query_words(rowid, word) VALUES (?,?)", list(enumerate(terms))
+        )
+        stem_of = {
+            int(doc): term
+            for doc, term in conn.execute("SELECT doc, term FROM temp.query_words_vocab")
+        }
+        stems = sorted(set(stem_of.values()))
+        marks = ",".join("?" * len(stems))
+        frequency = dict(
+            conn.execute(f"SELECT term, doc FROM temp.catalog_vocab WHERE term IN ({marks})", stems)
+        )
+        if self._documents < 0:
+            self._documents = int(conn.execute("SELECT count(*) FROM skills_fts").fetchone()[0])
+        ceiling = max(COMMON_SHARE * self._documents, COMMON_MIN_DOCS)
+        return [
+            t for i, t in enumerate(terms) if 0 < frequency.get(stem_of.get(i, ""), 0) <= ceiling
+        ]
 
     def _dense(self, vector: Matrix, candidates: dict[int, _Candidate]) -> None:
         index = self.library.index
@@ -303,3 +336,20 @@ def _reasons(cand: _Candidate, status: str, weight: float) -> list[str]:
     if weight < 0.999:
         reasons.append(f"importance {weight:.2f} (idle)")
     return reasons
+
+
+def _ensure_query_tables(conn: sqlite3.Connection) -> None:
+    """Per-connection temp tables: the catalog's term statistics, and a scratch FTS table
+    that stems query words with the catalog's own tokenizer."""
+    conn.execute(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.catalog_vocab"
+        " USING fts5vocab(main, 'skills_fts', 'row')"
+    )
+    conn.execute(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_words"
+        " USING fts5(word, tokenize = 'porter unicode61 remove_diacritics 2')"
+    )
+    conn.execute(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_words_vocab"
+        " USING fts5vocab(temp, 'query_words', 'instance')"
+    )

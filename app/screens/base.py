@@ -18,4 +18,5 @@ class LibrarianScreen(Screen[None]):
                 one_line(f"{event.worker.name or 'task'} failed: {error}", 300),
                 severity="error",
                 timeout=8,
+                markup=False,  # error text can quote skill names and paths: untrusted
             )
