@@ -147,8 +147,14 @@ class SkillTable(ScrollView, can_focus=True):
     # -- watchers and rendering ----------------------------------------------------
 
     def watch_cursor(self, old: int, new: int) -> None:
+        top = int(self.scroll_offset.y)
         self._scroll_to_cursor()
-        self.refresh()
+        if int(self.scroll_offset.y) == top:
+            # Only the two rows that changed are redrawn (row y is line y + 1 - top).
+            for row in {old, new}:
+                self.refresh_lines(row - top + 1)
+        else:
+            self.refresh()
         self.post_message(self.Highlighted(self, self.current.skill_id if self.current else None))
 
     def _page(self) -> int:

@@ -10,6 +10,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, Static
 from textual.worker import get_current_worker
 
@@ -19,6 +20,9 @@ from store.library import Library
 from widgets.skill_detail import SkillDetailView
 from widgets.skill_table import SkillTable
 from widgets.suggestion_list import SuggestionList
+
+#: Seconds the cursor must rest on a skill before its detail is loaded.
+DETAIL_DELAY = 0.08
 
 
 class SkillsScreen(LibrarianScreen):
@@ -63,6 +67,7 @@ class SkillsScreen(LibrarianScreen):
         self._model_state = "loading model…" if warm else "model loads on the first task"
         self._shown = 0
         self._total = 0
+        self._detail_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -135,8 +140,13 @@ class SkillsScreen(LibrarianScreen):
 
     @on(SkillTable.Highlighted)
     def _highlighted(self, event: SkillTable.Highlighted) -> None:
+        # Debounced: holding a key moves the cursor at full speed; the detail follows
+        # once the cursor rests.
+        if self._detail_timer is not None:
+            self._detail_timer.stop()
         if event.skill_id is not None:
-            self.load_detail(event.skill_id)
+            skill_id = event.skill_id
+            self._detail_timer = self.set_timer(DETAIL_DELAY, lambda: self.load_detail(skill_id))
 
     @on(SuggestionList.SuggestionHighlighted)
     def _suggestion_highlighted(self, event: SuggestionList.SuggestionHighlighted) -> None:

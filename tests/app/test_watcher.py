@@ -35,7 +35,7 @@ async def test_watcher_adds_a_new_skill_to_the_table(demo_library: Library) -> N
 
         deadline = time.monotonic() + 10
         while len(table.rows) == before and time.monotonic() < deadline:
-            await pilot.pause(0.1)  # the watcher debounces for 0.5 s, then scans
+            await pilot.pause()  # the watcher debounces for 0.5 s, then scans
             await settle(pilot)
         assert len(table.rows) == before + 1
         assert "dns-cutover" in [r.name for r in table.rows]
