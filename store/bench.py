@@ -35,13 +35,11 @@ BUDGETS = {
 
 def _child(*args: str, timeout: float = 1800) -> dict[str, Any]:
     """Run `python -m store.bench <args>` and parse the JSON it prints last."""
-    out = subprocess.run(
-        [sys.executable, "-m", "store.bench", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
+    return _json_from([sys.executable, "-m", "store.bench", *args], timeout)
+
+
+def _json_from(argv: list[str], timeout: float) -> dict[str, Any]:
+    out = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
     lines = [line for line in out.stdout.splitlines() if line.startswith("{")]
     if out.returncode != 0 or not lines:
         return {"error": (out.stderr.strip().splitlines() or ["no output"])[-1]}
@@ -177,18 +175,7 @@ def _bench_suggest(work: Path, count: int) -> dict[str, Any]:
 def _bench_app(work: Path, count: int) -> dict[str, Any]:
     """Time to an interactive Skills screen, measured by `app.bench_app` (store stays headless)."""
     library = str(_big_library(work, count))
-    out = subprocess.run(
-        [sys.executable, "-m", "app.bench_app", library],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    lines = [line for line in out.stdout.splitlines() if line.startswith("{")]
-    if out.returncode != 0 or not lines:
-        return {"error": (out.stderr.strip().splitlines() or ["no output"])[-1]}
-    result: dict[str, Any] = json.loads(lines[-1])
-    return result
+    return _json_from([sys.executable, "-m", "app.bench_app", library], timeout=600)
 
 
 def _bench_routing(work: Path) -> dict[str, Any]:

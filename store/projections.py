@@ -55,43 +55,28 @@ def _skill_version(conn: sqlite3.Connection, event: Event) -> None:
     sid = int(p["skill_id"])
     existing = conn.execute("SELECT status FROM skills WHERE skill_id=?", (sid,)).fetchone()
     status = p.get("status") or (existing[0] if existing else "stable")
-    if existing is None:
-        conn.execute(
-            "INSERT INTO skills(skill_id, fs_path, dir, name, root, scope, scope_rank, root_rank,"
-            " status, current_version, installed_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-            (
-                sid,
-                p["fs_path"],
-                p["dir"],
-                p["manifest"]["name"],
-                p["root"],
-                p["scope"],
-                p["scope_rank"],
-                p["root_rank"],
-                status,
-                p["version_no"],
-                event.ts,
-                event.ts,
-            ),
-        )
-    else:
-        conn.execute(
-            "UPDATE skills SET fs_path=?, dir=?, name=?, root=?, scope=?, scope_rank=?,"
-            " root_rank=?, status=?, current_version=?, updated_at=? WHERE skill_id=?",
-            (
-                p["fs_path"],
-                p["dir"],
-                p["manifest"]["name"],
-                p["root"],
-                p["scope"],
-                p["scope_rank"],
-                p["root_rank"],
-                status,
-                p["version_no"],
-                event.ts,
-                sid,
-            ),
-        )
+    conn.execute(
+        "INSERT INTO skills(skill_id, fs_path, dir, name, root, scope, scope_rank, root_rank,"
+        " status, current_version, installed_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"
+        " ON CONFLICT(skill_id) DO UPDATE SET fs_path=excluded.fs_path, dir=excluded.dir,"
+        " name=excluded.name, root=excluded.root, scope=excluded.scope,"
+        " scope_rank=excluded.scope_rank, root_rank=excluded.root_rank, status=excluded.status,"
+        " current_version=excluded.current_version, updated_at=excluded.updated_at",
+        (
+            sid,
+            p["fs_path"],
+            p["dir"],
+            p["manifest"]["name"],
+            p["root"],
+            p["scope"],
+            p["scope_rank"],
+            p["root_rank"],
+            status,
+            p["version_no"],
+            event.ts,
+            event.ts,
+        ),
+    )
     _insert_version(conn, event)
     _replace_extracted_relations(conn, sid, p.get("relations", []), event.ts)
     _index_skill(conn, sid, p["manifest"], _blob(conn, p["body_hash"]))

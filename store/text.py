@@ -1,35 +1,63 @@
-"""Untrusted text made safe to show: control characters become visible escapes.
+"""Untrusted text made safe to show: control and invisible characters become visible escapes.
 
-Pure functions with no I/O, shared by the CLI and the widgets. Rich markup is not touched
-here (it is only dangerous when parsed, and nothing parses it: widgets use `Text`).
+Pure functions with no I/O, shared by the lint, the CLI and the widgets. Rich markup is not
+touched here (it is only dangerous when parsed, and nothing parses it: widgets use `Text`).
 """
 
 from __future__ import annotations
 
-import re
+import unicodedata
 
-_UNSAFE = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff"
-    "\U000e0000-\U000e007f]"
-)
+_NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+#: Format (bidi, zero-width, tags), line/paragraph separators and surrogates.
+_INVISIBLE_CATEGORIES = frozenset({"Cf", "Zl", "Zp", "Cs"})
 
 
-def _escape(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    if code < 0x100:
-        return f"\\x{code:02x}"
-    return f"<U+{code:04X}>"
+def visible(ch: str) -> str:
+    """One character as it is safe to print: control and invisible ones become escapes."""
+    if " " <= ch <= "~":
+        return ch
+    if ch in _NAMED_ESCAPES:
+        return _NAMED_ESCAPES[ch]
+    category = unicodedata.category(ch)
+    if category == "Cc":
+        return f"\\x{ord(ch):02x}"
+    if category in _INVISIBLE_CATEGORIES:
+        return f"<U+{ord(ch):04X}>"
+    return ch
+
+
+def _line(line: str) -> str:
+    # isprintable() runs in C and is False for every character `visible` would change.
+    return line if line.isprintable() else "".join(map(visible, line))
 
 
 def neutralise(text: str, *, keep_newlines: bool = True, tabs: int = 4) -> str:
-    """Replace control, bidi and zero-width characters by visible escapes."""
-    if not keep_newlines:
-        text = text.replace("\r\n", " ").replace("\n", " ")
-    text = text.replace("\t", " " * tabs)
-    return _UNSAFE.sub(_escape, text.replace("\r\n", "\n"))
+    """Multi-line text with newlines kept (or folded to spaces) and tabs expanded."""
+    text = text.replace("\r\n", "\n").expandtabs(tabs)
+    lines = text.split("\n")
+    return ("\n" if keep_newlines else " ").join(_line(line) for line in lines)
 
 
 def one_line(text: str, limit: int = 200) -> str:
-    """Single line, neutralised, shortened with an ellipsis."""
-    flat = " ".join(neutralise(text, keep_newlines=False).split())
-    return flat if len(flat) <= limit else flat[: max(limit - 1, 0)] + "…"
+    """Whitespace folded to single spaces, neutralised, shortened with an ellipsis."""
+    return excerpt(" ".join(text.split()), limit)
+
+
+def excerpt(text: str, limit: int = 160) -> str:
+    """Single-line, printable form of `text`, at most `limit` characters (cut with "…"),
+    never cutting an escape in half."""
+    if limit <= 0:
+        return ""
+    # Escapes only ever lengthen text, so limit + 1 source characters decide the cut.
+    pieces = [visible(ch) for ch in text[: limit + 1]]
+    if len(text) <= limit and sum(map(len, pieces)) <= limit:
+        return "".join(pieces)
+    kept: list[str] = []
+    used = 0
+    for piece in pieces:
+        if used + len(piece) > limit - 1:
+            break
+        kept.append(piece)
+        used += len(piece)
+    return "".join(kept) + "…"

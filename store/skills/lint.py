@@ -7,12 +7,12 @@ to people, so excerpts are single-line, neutralised, and secrets in them are mas
 from __future__ import annotations
 
 import re
-import unicodedata
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from store.models import LintFinding
+from store.text import excerpt, visible
 
 #: rule id -> (severity, one-line description). The severity is the rule's highest.
 LINT_RULES: dict[str, tuple[str, str]] = {
@@ -65,42 +65,8 @@ class _Hit:
     more: int = 0  # further hits of this rule that were counted, not listed
 
 
-# --------------------------------------------------------------------------- neutralise
-
-_NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
-_INVISIBLE_CATEGORIES = frozenset({"Cf", "Zl", "Zp", "Cs"})
-
-
-def _visible(ch: str) -> str:
-    """One character as it is safe to print: control and invisible ones become escapes."""
-    if " " <= ch <= "~":
-        return ch
-    if ch in _NAMED_ESCAPES:
-        return _NAMED_ESCAPES[ch]
-    category = unicodedata.category(ch)
-    if category == "Cc":
-        return f"\\x{ord(ch):02x}"
-    if category in _INVISIBLE_CATEGORIES:
-        return f"<U+{ord(ch):04X}>"
-    return ch
-
-
-def neutralise(text: str, limit: int = 160) -> str:
-    """Single-line, printable form of `text`, at most `limit` characters (cut with "…")."""
-    if limit <= 0:
-        return ""
-    # Escapes only ever lengthen text, so limit + 1 source characters decide the cut.
-    pieces = [_visible(ch) for ch in text[: limit + 1]]
-    if len(text) <= limit and sum(map(len, pieces)) <= limit:
-        return "".join(pieces)
-    kept: list[str] = []
-    used = 0
-    for piece in pieces:
-        if used + len(piece) > limit - 1:
-            break
-        kept.append(piece)
-        used += len(piece)
-    return "".join(kept) + "…"
+# Excerpts and messages go through the one neutraliser the whole app uses.
+neutralise = excerpt
 
 
 # --------------------------------------------------------------------------- helpers
@@ -902,7 +868,7 @@ def _hidden_hits(text: str) -> Iterator[_Hit]:
 def _control_hits(text: str) -> Iterator[_Hit]:
     lines = _per_line(text, _CONTROL, 0)
     for count, (offset, chars) in enumerate(lines, 1):
-        message = "raw control characters: " + ", ".join(_visible(c) for c in chars[:8])
+        message = "raw control characters: " + ", ".join(visible(c) for c in chars[:8])
         yield _Hit("terminal_escape", "medium", message, offset)
         if count == _MAX_PER_RULE:
             # Colour-coded logs put ESC on every line; count the rest in one C-level pass.

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -164,11 +164,4 @@ def manifest_of(parsed: ParsedSkill) -> dict[str, Any]:
 
 
 def finding_dict(f: LintFinding) -> dict[str, Any]:
-    return {
-        "rule": f.rule,
-        "severity": f.severity,
-        "message": f.message,
-        "file": f.file,
-        "line": f.line,
-        "excerpt": f.excerpt,
-    }
+    return asdict(f)
