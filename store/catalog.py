@@ -18,6 +18,7 @@ from store.models import (
     SkillVersion,
     SpecWarning,
 )
+from store.search import importance
 
 ACTIVE = "s.status != 'uninstalled'"
 #: Relations whose cycles are a real problem (you cannot require your own dependent).
@@ -122,10 +123,11 @@ def get_skill(db: Database, key: str | int) -> SkillDetail | None:
         relations = _relations_from(conn, sid, summary.name)
         dependents = _relations_to(conn, summary.name)
         winner = _winner(conn, summary) if summary.shadowed else ""
-    cycles = tuple(c for c in graph_report(db).cycles if summary.name in c)
+        record = conn.execute("SELECT * FROM skills WHERE skill_id=?", (sid,)).fetchone()
+    cycles = _cycles_through(db, summary.name, relations, dependents)
     return SkillDetail(
         summary=summary,
-        manifest=_manifest(version),
+        manifest={**_manifest(version), **_record(record, relations, version)},
         frontmatter=json.loads(version["frontmatter"]),
         body=body[0] if body else "",
         warnings=_warnings(version["warnings"]),
@@ -155,6 +157,48 @@ def _manifest(version: sqlite3.Row) -> dict[str, Any]:
     }
 
 
+def _record(
+    row: sqlite3.Row, relations: tuple[Relation, ...], version: sqlite3.Row
+) -> dict[str, Any]:
+    """The librarian's own fields of the manifest (DESIGN §5), beside the frontmatter ones."""
+    metadata = json.loads(version["frontmatter"]).get("metadata")
+    tests = metadata.get("tests", []) if isinstance(metadata, dict) else []
+    return {
+        "skill_id": row["skill_id"],
+        "status": row["status"],
+        "version_no": row["current_version"],
+        "fs_path": row["fs_path"],
+        "relations": [{"type": r.type, "target": r.target, "source": r.origin} for r in relations],
+        "depends_on": sorted({r.target for r in relations if r.type == "requires"}),
+        "provenance": {"sessions": [], "nodes": [], "patterns": []},
+        "tests": tests if isinstance(tests, list) else [tests],
+        "success_count": row["success_count"],
+        "failure_count": row["failure_count"],
+        "last_success_at": row["last_success_at"],
+        "last_failure_at": row["last_failure_at"],
+        "owner_scope": row["owner_scope"],
+        "approved_by": row["approved_by"],
+        "installed_at": row["installed_at"],
+        "last_used_at": row["last_used_at"],
+        "use_count": row["use_count"],
+        "importance": round(
+            importance(row["last_used_at"], row["installed_at"], row["use_count"]), 4
+        ),
+    }
+
+
+def _cycles_through(
+    db: Database, name: str, relations: tuple[Relation, ...], dependents: tuple[Relation, ...]
+) -> tuple[tuple[str, ...], ...]:
+    """Dependency cycles through one skill; only computed when one is possible."""
+    if not (
+        any(r.type in CYCLE_TYPES for r in relations)
+        and any(r.type in CYCLE_TYPES for r in dependents)
+    ):
+        return ()
+    return tuple(c for c in graph_report(db).cycles if name in c)
+
+
 def _warnings(raw: str) -> tuple[SpecWarning, ...]:
     return tuple(SpecWarning(code, message) for code, message in json.loads(raw))
 
@@ -168,15 +212,13 @@ def _active_names(conn: sqlite3.Connection) -> set[str]:
 
 
 def _relations_from(conn: sqlite3.Connection, sid: int, name: str) -> tuple[Relation, ...]:
-    names = _active_names(conn)
     rows = conn.execute(
-        "SELECT type, target_name, origin FROM relations WHERE source_id=?"
-        " ORDER BY type, target_name",
+        "SELECT r.type, r.target_name, r.origin, NOT EXISTS (SELECT 1 FROM skills t"
+        " WHERE t.name = r.target_name AND t.status != 'uninstalled') FROM relations r"
+        " WHERE r.source_id=? ORDER BY r.type, r.target_name",
         (sid,),
     ).fetchall()
-    return tuple(
-        Relation(name, t, target, origin, target not in names) for t, target, origin in rows
-    )
+    return tuple(Relation(name, t, target, origin, bool(gone)) for t, target, origin, gone in rows)
 
 
 def _relations_to(conn: sqlite3.Connection, name: str) -> tuple[Relation, ...]:

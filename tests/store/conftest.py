@@ -13,11 +13,9 @@ from store.library import Library
 
 
 @pytest.fixture(scope="session")
-def embedder(tmp_path_factory: pytest.TempPathFactory) -> FastEmbedder:
-    """The real local model, loaded once per test session."""
-    model = FastEmbedder(tmp_path_factory.mktemp("models"))
-    model.load()
-    return model
+def embedder(_embedder: FastEmbedder) -> FastEmbedder:
+    """The real local model, shared with every other test (loaded once per session)."""
+    return _embedder
 
 
 @pytest.fixture
@@ -35,8 +33,15 @@ def make_library(tmp_path: Path, embedder: FastEmbedder) -> Iterator[Callable[..
         library.close()
 
 
-def write_skill(root: Path, folder: str, description: str, *, name: str | None = None,
-                body: str = "Steps.\n", extra: str = "") -> Path:
+def write_skill(
+    root: Path,
+    folder: str,
+    description: str,
+    *,
+    name: str | None = None,
+    body: str = "Steps.\n",
+    extra: str = "",
+) -> Path:
     """A minimal, spec-clean SKILL.md (plus `extra` frontmatter lines)."""
     path = root / folder / "SKILL.md"
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -10,10 +10,22 @@ def test_events_chain_and_replay_in_order(tmp_path) -> None:
     db = Database(tmp_path / "x.db")
     clock = stepping_clock()
     with db.write() as conn:
-        first = append(conn, "relation.added", "skill:a",
-                       {"source_id": 1, "type": "requires", "target_name": "b"}, "me", clock())
-        second = append(conn, "relation.removed", "skill:a",
-                        {"source_id": 1, "type": "requires", "target_name": "b"}, "me", clock())
+        first = append(
+            conn,
+            "relation.added",
+            "skill:a",
+            {"source_id": 1, "type": "requires", "target_name": "b"},
+            "me",
+            clock(),
+        )
+        second = append(
+            conn,
+            "relation.removed",
+            "skill:a",
+            {"source_id": 1, "type": "requires", "target_name": "b"},
+            "me",
+            clock(),
+        )
     assert first.prev_hash == GENESIS_HASH
     assert second.prev_hash == first.hash
     assert [e.seq for e in iter_events(db.conn)] == [1, 2]

@@ -10,17 +10,24 @@ from pathlib import Path
 from store.verify import verify
 from tests.store.conftest import write_skill
 
-BOMB = ("---\nname: bomb\ndescription: &a [x, x, x, x, x, x, x, x, x]\n"
-        + "".join(f"k{i}: &a{i} [*{'a' if i == 0 else f'a{i - 1}'}, *{'a' if i == 0 else f'a{i - 1}'}"
-                  f", *{'a' if i == 0 else f'a{i - 1}'}]\n" for i in range(12))
-        + "---\nbody\n")
+BOMB = (
+    "---\nname: bomb\ndescription: &a [x, x, x, x, x, x, x, x, x]\n"
+    + "".join(
+        f"k{i}: &a{i} [*{'a' if i == 0 else f'a{i - 1}'}, *{'a' if i == 0 else f'a{i - 1}'}"
+        f", *{'a' if i == 0 else f'a{i - 1}'}]\n"
+        for i in range(12)
+    )
+    + "---\nbody\n"
+)
 
 
 def hostile_folder(root: Path, sentinel: Path) -> dict[str, bytes]:
     files = {
         "bomb": BOMB.encode(),
-        "python-tag": (f"---\nname: python-tag\ndescription: !!python/object/apply:os.system"
-                       f" [\"touch {sentinel}\"]\n---\nbody\n").encode(),
+        "python-tag": (
+            f"---\nname: python-tag\ndescription: !!python/object/apply:os.system"
+            f' ["touch {sentinel}"]\n---\nbody\n'
+        ).encode(),
         "binary": b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" * 50,
         "bad-utf8": b"---\nname: bad-utf8\ndescription: caf\xe9 \xff\n---\nbody\n",
         "empty": b"",
@@ -43,9 +50,14 @@ def test_hostile_folder(make_library, tmp_path: Path) -> None:
     (root / "bom-crlf").mkdir()
     (root / "bom-crlf" / "SKILL.md").write_bytes(
         b"\xef\xbb\xbf---\r\nname: bom-crlf\r\ndescription: Windows line endings and a BOM."
-        b"\r\nlicense: MIT\r\n---\r\n\r\nBody.\r\n")
-    write_skill(root, "escape", "'[bold red]Markup[/] and \x1b[31mescapes\x1b[0m stay literal.'",
-                body="\x1b]0;pwned\x07 [link=http://x]click[/link]\n")
+        b"\r\nlicense: MIT\r\n---\r\n\r\nBody.\r\n"
+    )
+    write_skill(
+        root,
+        "escape",
+        "'[bold red]Markup[/] and \x1b[31mescapes\x1b[0m stay literal.'",
+        body="\x1b]0;pwned\x07 [link=http://x]click[/link]\n",
+    )
     write_skill(root, "traversal", "A name that tries to climb out.", name='"../../etc/passwd"')
     write_skill(root, "huge", "A very long body.", body="word " * 600_000)
     write_skill(root, "tabs", "Tab indented metadata.", extra="metadata:\n\tauthor: someone\n")
@@ -62,9 +74,14 @@ def test_hostile_folder(make_library, tmp_path: Path) -> None:
     assert time.perf_counter() - started < 60
     skipped = {Path(s.path).parent.name: s.code for s in report.skipped}
     assert skipped == {
-        "bomb": "yaml_bomb", "python-tag": "unsafe_tag", "binary": "binary",
-        "bad-utf8": "invalid_utf8", "empty": "empty", "no-frontmatter": "no_frontmatter",
-        "deep": "too_deep", "unterminated": "unterminated_frontmatter",
+        "bomb": "yaml_bomb",
+        "python-tag": "unsafe_tag",
+        "binary": "binary",
+        "bad-utf8": "invalid_utf8",
+        "empty": "empty",
+        "no-frontmatter": "no_frontmatter",
+        "deep": "too_deep",
+        "unterminated": "unterminated_frontmatter",
         "no-description": "no_description",
     }
     assert all(s.reason for s in report.skipped)

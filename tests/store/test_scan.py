@@ -45,7 +45,8 @@ def test_changed_file_is_a_new_version(make_library, tmp_path: Path) -> None:
     assert "One more step." in detail.body
     old = library.db.conn.execute(
         "SELECT b.text FROM skill_versions v JOIN blobs b ON b.hash=v.source_hash"
-        " WHERE v.version_no=1").fetchone()[0]
+        " WHERE v.version_no=1"
+    ).fetchone()[0]
     assert "One more step." not in old
     assert verify(library).ok
 
@@ -76,7 +77,8 @@ def test_vanished_file_is_uninstalled_and_kept(make_library, tmp_path: Path) -> 
     everything = {s.name: s.status for s in library.list_skills(include_uninstalled=True)}
     assert everything == {"alpha": "uninstalled", "beta": "stable"}
     assert library.suggest("deploy to kubernetes") == [] or all(
-        s.name != "alpha" for s in library.suggest("deploy to kubernetes"))
+        s.name != "alpha" for s in library.suggest("deploy to kubernetes")
+    )
     write_skill(root, "alpha", "Deploy services to Kubernetes clusters safely.")
     assert library.scan([root]).installed == 1
     assert library.get_skill("alpha").summary.status == "stable"
@@ -100,29 +102,40 @@ def test_name_collisions_follow_root_precedence(make_library, tmp_path: Path) ->
     library = make_library()
     library.config.set("skills.roots", f'["{first}", "{second}"]')
     report = library.scan()
-    assert report.collisions == (("deploy", (str((first / "deploy" / "SKILL.md").resolve()),
-                                             str((second / "deploy" / "SKILL.md").resolve()))),)
+    assert report.collisions == (
+        (
+            "deploy",
+            (
+                str((first / "deploy" / "SKILL.md").resolve()),
+                str((second / "deploy" / "SKILL.md").resolve()),
+            ),
+        ),
+    )
     rows = library.list_skills()
     assert [r.shadowed for r in rows] == [False, True]
     assert library.get_skill("deploy").summary.root == str(first.resolve())
     hits = library.suggest("deploy with the pipeline")
     assert [h.description for h in hits if h.name == "deploy"] == [
-        "Deploy with the platform team's pipeline."]
+        "Deploy with the platform team's pipeline."
+    ]
 
 
 def test_relations_dangling_and_cycles_are_reported(make_library, tmp_path: Path) -> None:
     root = tmp_path / "skills"
     write_skill(root, "a", "Skill a does a thing.", extra="metadata:\n  requires: b, ghost\n")
     write_skill(root, "b", "Skill b does b things.", extra="metadata:\n  requires: c\n")
-    write_skill(root, "c", "Skill c closes the loop.",
-                extra="metadata:\n  extends: a\n  complements: b\n")
+    write_skill(
+        root, "c", "Skill c closes the loop.", extra="metadata:\n  extends: a\n  complements: b\n"
+    )
     library = make_library()
     report = library.scan([root])
     assert [(r.source, r.type, r.target) for r in report.dangling] == [("a", "requires", "ghost")]
     assert report.cycles == (("a", "b", "c"),)
     detail = library.get_skill("a")
     assert {(r.type, r.target, r.dangling) for r in detail.relations} == {
-        ("requires", "b", False), ("requires", "ghost", True)}
+        ("requires", "b", False),
+        ("requires", "ghost", True),
+    }
     assert {(r.source, r.type) for r in detail.dependents} == {("c", "extends")}
     assert detail.cycles == (("a", "b", "c"),)
     assert all(r.origin == "extracted" for r in detail.relations)

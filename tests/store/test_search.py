@@ -44,8 +44,7 @@ def test_query_terms_drop_stopwords_and_repeats() -> None:
         ("draft the announcement of what changed in version 2.3 for customers", "release-notes"),
     ],
 )
-def test_suggest_ranks_the_right_skill_first(library: Library, context: str,
-                                              expected: str) -> None:
+def test_suggest_ranks_the_right_skill_first(library: Library, context: str, expected: str) -> None:
     assert library.suggest(context)[0].name == expected
 
 
@@ -64,7 +63,8 @@ def test_retired_and_denylisted_never_appear(library: Library) -> None:
     names = [h.name for h in library.suggest("roll back the kubernetes deployment", limit=10)]
     assert "kubernetes-rollback" not in names
     assert library.suggest_many(["kubernetes rollback"] * 3)[2] == [] or all(
-        h.name != "kubernetes-rollback" for h in library.suggest("kubernetes rollback"))
+        h.name != "kubernetes-rollback" for h in library.suggest("kubernetes rollback")
+    )
 
 
 def test_deprecated_ranks_below_an_equal_skill(make_library, tmp_path: Path) -> None:
@@ -97,7 +97,8 @@ def test_idle_skill_ranks_below_an_equal_fresh_one(make_library, tmp_path: Path)
     library = make_library()
     library.scan([root])
     library.db.conn.execute(
-        "UPDATE skills SET installed_at='2026-01-01T00:00:00+00:00' WHERE name='rotate-b'")
+        "UPDATE skills SET installed_at='2026-01-01T00:00:00+00:00' WHERE name='rotate-b'"
+    )
     hits = library.suggest("rotate the vault database password")
     assert [h.name for h in hits[:2]] == ["rotate-a", "rotate-b"]
     assert hits[1].importance < hits[0].importance

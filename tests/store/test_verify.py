@@ -11,8 +11,12 @@ from tests.store.conftest import write_skill
 
 def scanned(make_library, tmp_path: Path) -> Library:
     root = tmp_path / "skills"
-    write_skill(root, "alpha", "Deploy services to Kubernetes clusters safely.",
-                extra="metadata:\n  requires: beta\n")
+    write_skill(
+        root,
+        "alpha",
+        "Deploy services to Kubernetes clusters safely.",
+        extra="metadata:\n  requires: beta\n",
+    )
     write_skill(root, "beta", "Write release notes from a changelog.")
     library = make_library()
     library.scan([root])
@@ -54,8 +58,9 @@ def test_damaged_blob_is_caught(make_library, tmp_path: Path) -> None:
     assert "blobs" in failing(library)
 
 
-def test_missing_or_corrupt_vector_index_is_caught_and_rebuilt(make_library,
-                                                                 tmp_path: Path) -> None:
+def test_missing_or_corrupt_vector_index_is_caught_and_rebuilt(
+    make_library, tmp_path: Path
+) -> None:
     library = scanned(make_library, tmp_path)
     path = library.index.bin_path
     library.close()
