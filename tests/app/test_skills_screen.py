@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 from textual.command import CommandList, CommandPalette
@@ -41,6 +42,11 @@ def table(pilot: Pilot[int]) -> SkillTable:
     return pilot.app.screen.query_one(SkillTable)
 
 
+def append(path: Path, text: str) -> None:
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(text)
+
+
 async def cursor_to(pilot: Pilot[int], name: str) -> None:
     """Move the cursor with keys: `end`, then up to the row."""
     rows = [r.name for r in table(pilot).rows]
@@ -72,13 +78,15 @@ async def test_slash_focuses_the_filter_and_typing_filters(
 
     await pilot.press("escape")  # clears the filter
     await settle(pilot)
-    assert field.value == "" and len(table(pilot).rows) == DEMO_SKILLS
+    assert field.value == ""
+    assert len(table(pilot).rows) == DEMO_SKILLS
 
 
 async def test_moving_the_cursor_loads_the_detail(pilot: Pilot[int]) -> None:
     await cursor_to(pilot, "terraform-plan-review")
     detail = pilot.app.screen.query_one(SkillDetailView).detail
-    assert detail is not None and detail.summary.name == "terraform-plan-review"
+    assert detail is not None
+    assert detail.summary.name == "terraform-plan-review"
     text = detail_text(pilot)
     assert text.startswith("terraform-plan-review  stable  v1")
     assert "Security findings (1)" in text
@@ -100,7 +108,8 @@ async def test_typing_a_task_ranks_skills(pilot: Pilot[int]) -> None:
     names = [s.name for s in ranked]
     assert names[0] == "kubernetes-rollback"
     old = names.index("k8s-rollback-v1")
-    assert old > 0 and ranked[old].status == "deprecated"
+    assert old > 0
+    assert ranked[old].status == "deprecated"
     assert f"{len(ranked)} ranked for the task" in status(pilot)
 
     await pilot.press("enter")  # into the list: the best match is explained
@@ -149,20 +158,22 @@ async def test_palette_lists_views_and_skills(pilot: Pilot[int]) -> None:
     await settle(pilot)
     assert isinstance(pilot.app.screen, SkillsScreen)
     current = table(pilot).current
-    assert current is not None and current.name == "terraform-plan-review"
+    assert current is not None
+    assert current.name == "terraform-plan-review"
     assert detail_text(pilot).startswith("terraform-plan-review")
 
 
 async def test_rescan_picks_up_an_edited_skill(pilot: Pilot[int], demo_library: Library) -> None:
     skill = demo_library.get_skill("kubernetes-rollback").summary
     assert skill.version_no == 1
-    with open(skill.fs_path, "a", encoding="utf-8") as handle:
-        handle.write("\n## Afterwards\n\nWrite down what the rollback taught you.\n")
+    append(Path(skill.fs_path), "\n## Afterwards\n\nWrite down what the rollback taught you.\n")
     await cursor_to(pilot, "kubernetes-rollback")
     await pilot.press("r")
     await settle(pilot)
     row = table(pilot).current
-    assert row is not None and row.name == "kubernetes-rollback" and row.version_no == 2
+    assert row is not None
+    assert row.name == "kubernetes-rollback"
+    assert row.version_no == 2
     assert "Versions (2)" in detail_text(pilot)
     messages = [n.message for n in pilot.app._notifications]
     assert any(m.startswith("scan: 0 installed, 1 changed") for m in messages)
@@ -178,6 +189,8 @@ async def test_a_failing_worker_becomes_a_notification(
     await pilot.press("down")
     await settle(pilot)
     app = pilot.app
-    assert isinstance(app, LibrarianApp) and app.is_running
+    assert isinstance(app, LibrarianApp)
+    assert app.is_running
     errors = [n for n in app._notifications if n.severity == "error"]
-    assert errors and "the disk is on fire" in errors[-1].message
+    assert errors
+    assert "the disk is on fire" in errors[-1].message

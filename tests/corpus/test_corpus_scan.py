@@ -16,7 +16,11 @@ from store.verify import verify
 pytestmark = pytest.mark.corpus
 
 
-def test_corpus_scans_completely(corpus_dir: Path, tmp_path: Path, _embedder: FastEmbedder) -> None:
+def test_corpus_scans_completely(
+    corpus_dir: Path,
+    tmp_path: Path,
+    _embedder: FastEmbedder,  # noqa: PT019 - the shared model is used, not just set up
+) -> None:
     skills_root = corpus_dir / "skills"
     files = sorted(p.resolve() for p in skills_root.rglob("SKILL.md"))
     with Library(tmp_path / "lib", embedder=_embedder, clock=stepping_clock()) as library:

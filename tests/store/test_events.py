@@ -55,7 +55,12 @@ def test_tampering_breaks_the_chain(tmp_path) -> None:
 
 def test_failed_transaction_leaves_nothing(tmp_path) -> None:
     db = Database(tmp_path / "x.db")
-    with pytest.raises(RuntimeError), db.write() as conn:
-        append(conn, "skill.validated", "skill:a", {"skill_id": 1}, "me")
-        raise RuntimeError("boom")
+
+    def append_then_fail() -> None:
+        with db.write() as conn:
+            append(conn, "skill.validated", "skill:a", {"skill_id": 1}, "me")
+            raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError):
+        append_then_fail()
     assert db.conn.execute("SELECT count(*) FROM events").fetchone()[0] == 0

@@ -112,11 +112,13 @@ async def test_shows_head_warnings_findings_relations_versions() -> None:
         await pilot.pause()
         text = shown(view)
         assert text.startswith("terraform-plan-review  stable  v2")
-        assert "Spec warnings (1)" in text and "name_mismatch:" in text
+        assert "Spec warnings (1)" in text
+        assert "name_mismatch:" in text
         assert "Security findings (1)" in text
         assert "[high] pipe_to_shell SKILL.md:31  pipes a download into sh" in text
         assert "complements → kubernetes-rollout" in text
-        assert "Versions (2)" in text and "v2  2026-11-02T09:30:00  skill.changed" in text
+        assert "Versions (2)" in text
+        assert "v2  2026-11-02T09:30:00  skill.changed" in text
         assert "Why it was suggested" not in text
 
 

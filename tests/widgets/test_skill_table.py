@@ -71,7 +71,8 @@ async def test_ten_thousand_rows_and_cursor_keys() -> None:
         table = app.query_one(SkillTable)
         table.set_rows([summary(i) for i in range(1, 10_001)])
         await pilot.pause()
-        assert table.current is not None and table.current.skill_id == 1
+        assert table.current is not None
+        assert table.current.skill_id == 1
         assert app.highlighted()[-1] == 1
 
         await pilot.press("down")
@@ -106,17 +107,20 @@ async def test_set_rows_keeps_the_cursor_on_the_same_skill() -> None:
         table = app.query_one(SkillTable)
         table.set_rows([summary(i) for i in range(1, 11)])
         await pilot.press("down", "down", "down")
-        assert table.current is not None and table.current.skill_id == 4
+        assert table.current is not None
+        assert table.current.skill_id == 4
 
         table.set_rows([summary(i) for i in (9, 4, 2)])  # filtered and reordered
         await pilot.pause()
         assert table.cursor == 1
-        assert table.current is not None and table.current.skill_id == 4
+        assert table.current is not None
+        assert table.current.skill_id == 4
         assert app.highlighted()[-1] == 4
 
         table.set_rows([summary(i) for i in (9, 2)])  # gone: back to the top
         await pilot.pause()
-        assert table.current is not None and table.current.skill_id == 9
+        assert table.current is not None
+        assert table.current.skill_id == 9
 
 
 async def test_empty_table_highlights_nothing() -> None:
@@ -144,7 +148,9 @@ async def test_untrusted_names_and_roots_render_literally() -> None:
         assert "[link=http://e]x[/link]" in text
         assert "\\x1b[31mred" in text  # visible as an escape, not as colour
         assert "<U+202E>evil" in text
-        assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text
+        assert "\x1b" not in text
+        assert "\x07" not in text
+        assert "\u202e" not in text
 
 
 async def test_severity_marker_and_flags() -> None:
@@ -162,5 +168,6 @@ async def test_severity_marker_and_flags() -> None:
         lines = screen_lines(table)
         assert lines[0].split()[:3] == ["name", "status", "ver"]
         assert lines[2].startswith("!! risky")
-        assert "3" in lines[2].split() and "2H" in lines[2].split()
+        assert "3" in lines[2].split()
+        assert "2H" in lines[2].split()
         assert "deprecated*" in lines[3]  # shadowed is marked

@@ -77,7 +77,8 @@ async def test_lines_show_rank_name_score_status_and_terms() -> None:
         ]
         widget.set_suggestions([])
         await pilot.pause()
-        assert widget.option_count == 0 and widget.suggestions == []
+        assert widget.option_count == 0
+        assert widget.suggestions == []
 
 
 async def test_long_lines_stay_on_one_line() -> None:
@@ -88,7 +89,8 @@ async def test_long_lines_stay_on_one_line() -> None:
         widget.set_suggestions([suggestion(1, "a-rather-long-skill-name", 0.9, terms=terms)])
         await pilot.pause()
         shown = [line for line in lines(widget) if line.strip()]
-        assert len(shown) == 1 and shown[0].endswith("…")
+        assert len(shown) == 1
+        assert shown[0].endswith("…")
 
 
 async def test_untrusted_names_render_literally() -> None:
@@ -104,7 +106,8 @@ async def test_untrusted_names_render_literally() -> None:
         )
         await pilot.pause()
         text = "\n".join(lines(widget))
-        assert "[bold red]x[/]" in text and "[link=http://e]x[/link]" in text
+        assert "[bold red]x[/]" in text
+        assert "[link=http://e]x[/link]" in text
         assert "\\x1b[31mred\\x1b]0;title\\x07" in text
         assert "<U+202E>evil" in text
         assert not {"\x1b", "\x07", "\u202e"} & set(text)
