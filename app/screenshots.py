@@ -19,6 +19,7 @@ from textual.worker import WorkerState
 
 from app.factory import make_app
 from app.librarian_app import LibrarianApp
+from app.screens.skills import DETAIL_DELAY
 from store.demo import build_demo
 from store.events import stepping_clock
 from store.library import Library
@@ -30,21 +31,33 @@ SIZE = (140, 42)
 NOW = "2026-11-03T09:00:00+00:00"
 TASK = "roll back the bad deploy of the payments service"
 FINDING_SKILL = "terraform-plan-review"
+#: Longer than any debounce in the app (the detail pane waits for the cursor to rest).
+QUIET = 2 * DETAIL_DELAY
 
 Steps = Callable[[Pilot[Any]], Awaitable[None]]
 
 
 async def settle(pilot: Pilot[Any], rounds: int = 200) -> None:
-    """Wait until messages are handled and no worker but the file watcher is busy."""
+    """Wait until messages are handled and no worker but the file watcher is busy.
+
+    Calm is trusted only after `QUIET` seconds without work, so debounced loads (a timer
+    that starts a worker) have fired.
+    """
     app = pilot.app
+    quiet = False
     for _ in range(rounds):
         await pilot.pause()
         busy = [w for w in app.workers if w.group != "watch" and not w.is_finished]
-        if not busy:
+        if busy:
+            quiet = False
+            running = [w for w in busy if w.state == WorkerState.RUNNING]
+            # Failures and cancellations are the app's business (it turns them into notices).
+            await asyncio.gather(*(w.wait() for w in running), return_exceptions=True)
+        elif quiet:
             return
-        running = [w for w in busy if w.state == WorkerState.RUNNING]
-        # Failures and cancellations are the app's business (it turns them into notices).
-        await asyncio.gather(*(w.wait() for w in running), return_exceptions=True)
+        else:
+            await pilot.pause(QUIET)
+            quiet = True
     raise TimeoutError("the app did not settle")
 
 

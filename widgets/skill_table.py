@@ -95,6 +95,8 @@ class SkillTable(ScrollView, can_focus=True):
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self._rows: list[SkillSummary] = []
+        #: Shown on the first row when there are no rows (set by the screen).
+        self.empty_text = "No skills."
 
     @property
     def rows(self) -> Sequence[SkillSummary]:
@@ -184,6 +186,9 @@ class SkillTable(ScrollView, can_focus=True):
             style = self.get_component_rich_style("skill-table--header")
             return Strip([Segment(_pad(_header(width), width), style)]).simplify()
         index = int(self.scroll_offset.y) + y - 1
+        if not self._rows and y == 1:
+            style = self.get_component_rich_style("skill-table--dim")
+            return Strip([Segment(_pad(f"  {self.empty_text}", width), style)])
         if index >= len(self._rows):
             return Strip.blank(width, self.rich_style)
         return self._row_strip(self._rows[index], index == self.cursor, width)

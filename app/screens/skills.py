@@ -154,7 +154,14 @@ class SkillsScreen(LibrarianScreen):
         self.load_detail(event.suggestion.skill_id)
 
     def on_skills_loaded(self, message: SkillsLoaded) -> None:
-        self.query_one(SkillTable).set_rows(message.rows)
+        table = self.query_one(SkillTable)
+        table.empty_text = (
+            "No skill matches the filter."
+            if message.total
+            else "No skills yet. Press r to scan the usual folders (~/.claude/skills,"
+            " ~/.agents/skills, project .claude/skills …) or run `librarian scan PATH`."
+        )
+        table.set_rows(message.rows)
         self._shown, self._total = len(message.rows), message.total
         self._update_status()
 
