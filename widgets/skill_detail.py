@@ -55,9 +55,11 @@ class SkillDetailView(VerticalScroll, can_focus=True):
 def detail_text(detail: SkillDetail, suggestion: Suggestion | None = None) -> Text:
     """The whole pane as one `Text`."""
     out = Text()
-    _head(out, detail)
+    _title(out, detail)
     if suggestion is not None and suggestion.skill_id == detail.summary.skill_id:
-        _why(out, suggestion)
+        _why(out, suggestion)  # first: it is what you look for while going down the ranking
+        out.append("\n")
+    _fields(out, detail)
     _warnings(out, detail)
     _findings(out, detail)
     _relations(out, detail)
@@ -84,11 +86,15 @@ def _field(out: Text, label: str, value: str, limit: int = 2000) -> None:
         out.append(one_line(value, limit) + "\n")
 
 
-def _head(out: Text, detail: SkillDetail) -> None:
-    s, m = detail.summary, detail.manifest
+def _title(out: Text, detail: SkillDetail) -> None:
+    s = detail.summary
     out.append(one_line(s.name, 80), style="bold")
     out.append(f"  {s.status}  v{s.version_no}", style="dim")
     out.append("\n")
+
+
+def _fields(out: Text, detail: SkillDetail) -> None:
+    s, m = detail.summary, detail.manifest
     _field(out, "Description", str(m.get("description", "")), 4000)
     _field(out, "When to use", str(m.get("when_to_use", "")))
     _field(out, "Triggers", ", ".join(m.get("triggers", [])))

@@ -43,7 +43,14 @@ class SkillsScreen(LibrarianScreen):
             id="skills.task",
             tooltip="Describe a task; skills are ranked as you type",
         ),
-        Binding("l", "focus_list", "List", id="skills.list", tooltip="Back to the skill list"),
+        Binding(
+            "l",
+            "focus_list",
+            "List",
+            show=False,
+            id="skills.list",
+            tooltip="Back to the skill list",
+        ),
         Binding(
             "d", "focus_detail", "Detail", id="skills.detail", tooltip="Scroll the detail pane"
         ),
