@@ -15,16 +15,27 @@ from tests.store.conftest import write_skill
 
 def run(library: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "LIBRARIAN_HOME": str(library)}
-    return subprocess.run([sys.executable, "-m", "app", *args], capture_output=True, text=True,
-                          input=stdin, env=env, timeout=300, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "app", *args],
+        capture_output=True,
+        text=True,
+        input=stdin,
+        env=env,
+        timeout=300,
+        check=False,
+    )
 
 
 @pytest.fixture(scope="module")
 def scanned(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     base = tmp_path_factory.mktemp("cli")
     root = base / "skills"
-    write_skill(root, "kubernetes-rollback", "Roll a broken Kubernetes deployment back.",
-                extra="metadata:\n  requires: kubectl-basics\n")
+    write_skill(
+        root,
+        "kubernetes-rollback",
+        "Roll a broken Kubernetes deployment back.",
+        extra="metadata:\n  requires: kubectl-basics\n",
+    )
     write_skill(root, "release-notes", "Write customer-facing release notes from a changelog.")
     (root / "broken").mkdir()
     (root / "broken" / "SKILL.md").write_text("---\nname: broken\n---\n")
@@ -69,8 +80,7 @@ def test_suggest_single_batch_and_stdin(scanned: tuple[Path, Path], tmp_path: Pa
     batch = tmp_path / "contexts.txt"
     batch.write_text("undo the bad deploy\n\nwrite the release announcement\n")
     many = json.loads(run(library, "suggest", "--batch", str(batch), "--json").stdout)
-    assert [m["suggestions"][0]["name"] for m in many] == ["kubernetes-rollback",
-                                                           "release-notes"]
+    assert [m["suggestions"][0]["name"] for m in many] == ["kubernetes-rollback", "release-notes"]
     piped = run(library, "suggest", "--limit", "1", stdin="undo the bad deploy\n")
     assert "kubernetes-rollback" in piped.stdout
 
