@@ -11,7 +11,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 
 from app.commands import LibrarianCommands
-from app.messages import CatalogChanged, ModelReady
+from app.messages import CatalogChanged, ModelReady, SkillsLoaded
 from app.screens.skills import SkillsScreen
 from store.embed import EmbeddingError
 from store.library import Library
@@ -58,6 +58,7 @@ class LibrarianApp(App[int]):
         self._show_timings = show_timings
         self._stop = threading.Event()
         self._help_visible = False
+        self._warming = False
 
     @staticmethod
     def views() -> tuple[tuple[str, str, str], ...]:
@@ -71,10 +72,14 @@ class LibrarianApp(App[int]):
             SkillsScreen(self.library, warm=self._warm, show_timings=self._show_timings), "skills"
         )
         self.push_screen("skills")
-        if self._warm:
-            self.warm_up()
         if self._watch:
             self.watch_roots()
+
+    def on_skills_loaded(self, message: SkillsLoaded) -> None:
+        """The first rows are on screen: now load the model (off the start-up path)."""
+        if self._warm and not self._warming:
+            self._warming = True
+            self.warm_up()
 
     def on_unmount(self) -> None:
         self._stop.set()

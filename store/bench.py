@@ -21,15 +21,16 @@ import platformdirs
 from store.paths import APP_NAME
 
 GENERATOR_VERSION = "1"
-BUDGETS = {
-    "scan.warm_500_seconds": 1.0,
-    "scan.cold_500_seconds": 15.0,
-    "scan.cold_500_peak_rss_mb": 1024,
-    "suggest.p95_ms": 50.0,
-    "batch.150_contexts_seconds": 10.0,
-    "app.interactive_seconds": 1.5,
-    "routing.recall@1": 0.85,
-    "routing.recall@10": 0.98,
+#: (section, field) -> limit; recall is a floor, everything else a ceiling.
+BUDGETS: dict[tuple[str, str], float] = {
+    ("scan", "warm_seconds"): 1.0,
+    ("scan", "cold_seconds"): 15.0,
+    ("scan", "cold_peak_rss_mb"): 1024,
+    ("suggest", "p95_ms"): 50.0,
+    ("suggest", "batch_150_seconds"): 10.0,
+    ("app", "interactive_seconds"): 1.5,
+    ("routing", "recall@1"): 0.85,
+    ("routing", "recall@10"): 0.98,
 }
 
 
@@ -71,7 +72,7 @@ def run_bench(
             "platform": platform.platform(),
         },
         "sizes": sizes,
-        "budgets": BUDGETS,
+        "budgets": {f"{section}.{field}": limit for (section, field), limit in BUDGETS.items()},
     }
     for name, phase in phases.items():
         if not only or name in only:
@@ -84,11 +85,11 @@ def run_bench(
 
 def _check(results: dict[str, Any]) -> dict[str, bool]:
     verdict = {}
-    for key, limit in BUDGETS.items():
-        section, metric = key.split(".", 1)
-        value = results.get(section, {}).get(metric.replace("_500", "").replace("_150", ""))
+    for (section, field), limit in BUDGETS.items():
+        value = results.get(section, {}).get(field)
         if isinstance(value, int | float):
-            verdict[key] = value >= limit if metric.startswith("recall") else value <= limit
+            ok = value >= limit if field.startswith("recall") else value <= limit
+            verdict[f"{section}.{field}"] = ok
     return verdict
 
 
@@ -143,33 +144,38 @@ def _bench_suggest(work: Path, count: int) -> dict[str, Any]:
     library = _big_library(work, count)
     latency = _child("child-suggest", str(library))
     index = _child("child-index", str(library))
-    batch_file = work / "batch-150.txt"
-    batch_file.write_text("\n".join(_contexts(150)) + "\n", encoding="utf-8")
-    started = time.perf_counter()
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "app.cli",
-            "--library",
-            str(library),
-            "suggest",
-            "--batch",
-            str(batch_file),
-            "--json",
-        ],
-        capture_output=True,
-        check=False,
-    )
-    batch_seconds = round(time.perf_counter() - started, 2)
     return {
         "skills": count,
         **{k: v for k, v in latency.items() if k != "process_seconds"},
         "index_build_seconds": index.get("build_seconds"),
         "index_surfaces": index.get("surfaces"),
-        "batch_150_contexts_seconds": batch_seconds if done.returncode == 0 else None,
-        "batch_contexts_seconds": batch_seconds if done.returncode == 0 else None,
+        "batch_150_seconds": _batch_seconds(work, library, 150),
     }
+
+
+def _batch_seconds(work: Path, library: Path, count: int) -> float | None:
+    """Wall time of `librarian suggest --batch` with `count` contexts, model load included."""
+    batch_file = work / f"batch-{count}.txt"
+    batch_file.write_text("\n".join(_contexts(count)) + "\n", encoding="utf-8")
+    argv = [
+        sys.executable,
+        "-m",
+        "app",
+        "--library",
+        str(library),
+        "suggest",
+        "--batch",
+        str(batch_file),
+        "--json",
+    ]
+    started = time.perf_counter()
+    done = subprocess.run(argv, capture_output=True, text=True, check=False, timeout=600)
+    seconds = round(time.perf_counter() - started, 2)
+    try:
+        answered = len(json.loads(done.stdout)) if done.returncode == 0 else 0
+    except json.JSONDecodeError:
+        answered = 0
+    return seconds if answered == count else None
 
 
 def _bench_app(work: Path, count: int) -> dict[str, Any]:

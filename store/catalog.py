@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,32 +25,29 @@ ACTIVE = "s.status != 'uninstalled'"
 #: Relations whose cycles are a real problem (you cannot require your own dependent).
 CYCLE_TYPES = ("requires", "extends")
 
+#: Columns in `SkillSummary` field order, so rows build positionally (fast at 10k+ rows).
 _SUMMARY_SQL = """
-SELECT s.skill_id, s.name, s.status, s.root, s.scope, v.description, v.warning_count,
-       v.finding_count, v.max_severity, s.current_version, s.fs_path,
+SELECT s.skill_id, s.name, s.status, s.root, s.scope, {description}, v.warning_count,
+       v.finding_count, v.max_severity, s.current_version,
        CASE WHEN s.status = 'uninstalled' THEN 0 ELSE
          (SELECT count(*) FROM skills o WHERE o.name = s.name AND o.status != 'uninstalled'
             AND (o.scope_rank, o.root_rank, o.fs_path) < (s.scope_rank, s.root_rank, s.fs_path))
-       END AS shadowed
+       > 0 END AS shadowed, s.fs_path
 FROM skills s JOIN skill_versions v ON v.skill_id = s.skill_id AND v.version_no = s.current_version
 """
+#: The list shows one line of description; the detail reads the whole manifest.
+LIST_DESCRIPTION_CHARS = 300
 
 
-def _summary(row: sqlite3.Row) -> SkillSummary:
-    return SkillSummary(
-        skill_id=row[0],
-        name=row[1],
-        status=row[2],
-        root=row[3],
-        scope=row[4],
-        description=row[5],
-        warning_count=row[6],
-        finding_count=row[7],
-        max_severity=row[8],
-        version_no=row[9],
-        fs_path=row[10],
-        shadowed=bool(row[11]),
-    )
+def _summaries(conn: sqlite3.Connection, sql: str, params: Sequence[Any]) -> list[SkillSummary]:
+    cursor = conn.cursor()
+    cursor.row_factory = None  # plain tuples: sqlite3.Row costs ~3 µs a row
+    summaries = []
+    for row in cursor.execute(sql, params).fetchall():
+        values = list(row)
+        values[10] = bool(values[10])  # shadowed
+        summaries.append(SkillSummary(*values))
+    return summaries
 
 
 def count(db: Database, include_uninstalled: bool = False) -> int:
@@ -76,12 +74,13 @@ def list_skills(
         params += [f"%{_escape_like(word)}%"] * 4
     where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
     page = f" LIMIT {int(limit)} OFFSET {int(offset)}" if limit is not None else ""
+    select = _SUMMARY_SQL.format(description=f"substr(v.description, 1, {LIST_DESCRIPTION_CHARS})")
     with db.read() as conn:
-        rows = conn.execute(
-            f"{_SUMMARY_SQL}{where} ORDER BY s.name, s.scope_rank, s.root_rank, s.fs_path{page}",
+        return _summaries(
+            conn,
+            f"{select}{where} ORDER BY s.name, s.scope_rank, s.root_rank, s.fs_path{page}",
             params,
-        ).fetchall()
-    return [_summary(r) for r in rows]
+        )
 
 
 def _escape_like(text: str) -> str:
@@ -107,7 +106,8 @@ def get_skill(db: Database, key: str | int) -> SkillDetail | None:
         sid = resolve(conn, key)
         if sid is None:
             return None
-        summary = _summary(conn.execute(f"{_SUMMARY_SQL} WHERE s.skill_id=?", (sid,)).fetchone())
+        select = _SUMMARY_SQL.format(description="v.description")
+        summary = _summaries(conn, f"{select} WHERE s.skill_id=?", (sid,))[0]
         version = conn.execute(
             "SELECT * FROM skill_versions WHERE skill_id=? AND version_no=?",
             (sid, summary.version_no),

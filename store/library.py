@@ -60,6 +60,7 @@ class Library:
         self._index: VectorIndex | None = None
         self._actor = ""
         self._synced: tuple[int, bool] = (-1, False)
+        self._matrix: tuple[str, Matrix, dict[int, int]] | None = None
 
     # -- wiring ------------------------------------------------------------------------
 
@@ -373,6 +374,36 @@ class Library:
                 index.save()
         self._synced = (seq, len(wanted) == total)
         return len(wanted) == total
+
+    def similarities(self, vector: Matrix, labels: Sequence[int]) -> dict[int, float]:
+        """Exact cosine of `vector` with each indexed surface in `labels`, from an in-memory
+        matrix of the indexed vectors (built once per index state: one SQL join)."""
+        entries = self.index.entries
+        fp = self.index.meta.fingerprint if self.index.meta else ""
+        if self._matrix is None or self._matrix[0] != fp:
+            with self.db.read() as conn:
+                rows = [
+                    (lab, blob)
+                    for lab, blob in conn.execute(
+                        "SELECT t.label, e.vector FROM skill_texts t JOIN embeddings e"
+                        " ON e.model=? AND e.text_hash=t.text_hash ORDER BY t.label",
+                        (self.model_name,),
+                    )
+                    if entries.get(lab)
+                ]
+            dim = self._dim()
+            matrix = np.frombuffer(b"".join(b for _, b in rows), dtype=np.float32)
+            self._matrix = (
+                fp,
+                matrix.reshape(len(rows), dim) if rows else np.zeros((0, dim), dtype=np.float32),
+                {lab: row for row, (lab, _) in enumerate(rows)},
+            )
+        _, matrix, positions = self._matrix
+        present = [lab for lab in labels if lab in positions]
+        if not present:
+            return {}
+        sims = matrix[[positions[lab] for lab in present]] @ vector
+        return {lab: float(sim) for lab, sim in zip(present, sims, strict=True)}
 
     def _unembedded_texts(self) -> dict[str, str]:
         with self.db.read() as conn:

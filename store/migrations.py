@@ -120,6 +120,10 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY(model, text_hash)
     );
     """,
+    # 2: list order and collision precedence come from one index (the skills screen at 10k+)
+    """
+    CREATE INDEX skills_order ON skills(name, scope_rank, root_rank, fs_path);
+    """,
 )
 
 #: Tables rebuilt by replaying events; `verify` compares them with a scratch replay.

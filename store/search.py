@@ -274,8 +274,7 @@ class Searcher:
             for slot in range(MAX_SURFACES)
             if slot not in cand.surfaces and sid * SLOTS + slot in entries
         ]
-        sims = self.library.index.similarities(vector, wanted)
-        for label, sim in zip(wanted, sims, strict=True):
+        for label, sim in self.library.similarities(vector, wanted).items():
             candidates[label // SLOTS].surfaces[label % SLOTS] = sim
 
     def _skill_rows(self, ids: list[int]) -> dict[int, tuple[str, str, str, str | None, str, int]]:

@@ -48,7 +48,6 @@ class VectorIndex:
         self._index: hnswlib.Index | None = None
         self.meta: IndexMeta | None = None
         self._entries: dict[int, str] = {}
-        self._matrix: tuple[Matrix, dict[int, int]] | None = None
 
     @property
     def entries(self) -> Mapping[int, str]:
@@ -79,7 +78,6 @@ class VectorIndex:
             return False
         index.set_ef(EF_SEARCH)
         self._index, self.meta, self._entries = index, meta, entries
-        self._matrix = None
         return True
 
     def build(
@@ -95,7 +93,6 @@ class VectorIndex:
             index.add_items(vectors, np.asarray(labels, dtype=np.int64), num_threads=2)
         index.set_ef(EF_SEARCH)
         self._index, self._entries = index, dict(entries)
-        self._matrix = None
         self.meta = IndexMeta(model, dim, len(entries), fingerprint(entries.items()))
 
     def update(
@@ -122,7 +119,6 @@ class VectorIndex:
             self._entries.update(add)
         self.meta.count = len(self._entries)
         self.meta.fingerprint = fingerprint(self._entries.items())
-        self._matrix = None
 
     def save(self) -> None:
         if self._index is None or self.meta is None:
@@ -148,22 +144,9 @@ class VectorIndex:
     def vectors(self, labels: Sequence[int]) -> npt.NDArray[np.float32]:
         """The stored vectors of `labels` (all must be present)."""
         assert self._index is not None
-        return np.asarray(self._index.get_items(list(labels)), dtype=np.float32)
-
-    def similarities(self, vector: Matrix, labels: Sequence[int]) -> list[float]:
-        """Exact cosine of `vector` with each of `labels` (present ones), from a cached copy
-        of the index's vectors: rescoring candidates costs one small matrix product."""
-        if self._matrix is None:
-            ordered = sorted(self._entries)
-            data = self.vectors(ordered) if ordered else np.zeros((0, 1), dtype=np.float32)
-            norms = np.linalg.norm(data, axis=1, keepdims=True) if len(data) else 1.0
-            self._matrix = (
-                (data / np.maximum(norms, 1e-12)).astype(np.float32),
-                {label: row for row, label in enumerate(ordered)},
-            )
-        matrix, rows = self._matrix
-        picked = [rows[label] for label in labels]
-        return [float(x) for x in matrix[picked] @ vector] if picked else []
+        return np.asarray(
+            self._index.get_items(list(labels), return_type="numpy"), dtype=np.float32
+        )
 
 
 def _atomic_text(path: Path, text: str) -> None:

@@ -64,3 +64,17 @@ def test_failed_transaction_leaves_nothing(tmp_path) -> None:
     with pytest.raises(RuntimeError):
         append_then_fail()
     assert db.conn.execute("SELECT count(*) FROM events").fetchone()[0] == 0
+
+
+def test_migrations_run_once_in_order(tmp_path) -> None:
+    from store.migrations import MIGRATIONS
+
+    db = Database(tmp_path / "x.db")
+    assert db.conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+    db.close()
+    again = Database(tmp_path / "x.db")  # reopening migrates nothing and loses nothing
+    assert again.conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+    indexes = {
+        r[0] for r in again.conn.execute("SELECT name FROM sqlite_master WHERE type='index'")
+    }
+    assert "skills_order" in indexes
