@@ -67,13 +67,20 @@ def test_retired_and_denylisted_never_appear(library: Library) -> None:
     )
 
 
-def test_deprecated_ranks_below_an_equal_skill(make_library, tmp_path: Path) -> None:
+@pytest.fixture
+def twins(make_library, tmp_path: Path) -> Library:
+    """Two skills with the same description: only status or importance can separate them."""
     root = tmp_path / "twins"
     text = "Rotate the database password stored in Vault and restart the service."
     write_skill(root, "rotate-a", text)
     write_skill(root, "rotate-b", text)
     library = make_library()
     library.scan([root])
+    return library
+
+
+def test_deprecated_ranks_below_an_equal_skill(twins: Library) -> None:
+    library = twins
     library.change_status("rotate-a", "skill.deprecated", "old")
     hits = library.suggest("rotate the vault database password")
     assert [h.name for h in hits[:2]] == ["rotate-b", "rotate-a"]
@@ -89,13 +96,8 @@ def test_importance_decays_with_idleness_and_has_a_floor() -> None:
     assert importance(None, "not a date", 0, now) == 1.0
 
 
-def test_idle_skill_ranks_below_an_equal_fresh_one(make_library, tmp_path: Path) -> None:
-    root = tmp_path / "twins"
-    text = "Rotate the database password stored in Vault and restart the service."
-    write_skill(root, "rotate-a", text)
-    write_skill(root, "rotate-b", text)
-    library = make_library()
-    library.scan([root])
+def test_idle_skill_ranks_below_an_equal_fresh_one(twins: Library) -> None:
+    library = twins
     library.db.conn.execute(
         "UPDATE skills SET installed_at='2026-01-01T00:00:00+00:00' WHERE name='rotate-b'"
     )
