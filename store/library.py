@@ -7,18 +7,31 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from store import catalog, events
+from store import catalog, events, review, sessions
 from store.config import Config
 from store.db import Database
 from store.embed import Embedder, EmbeddingError, FastEmbedder, Matrix, model_slug
+from store.errors import LibrarianError
 from store.identity import resolve_actor
-from store.models import ScanReport, SkillDetail, SkillSummary, SkippedFile, Suggestion
+from store.models import (
+    AuditEntry,
+    ContextMessage,
+    Edge,
+    Node,
+    QueueCounts,
+    ScanReport,
+    SessionSummary,
+    SkillDetail,
+    SkillSummary,
+    SkippedFile,
+    Suggestion,
+)
 from store.paths import LibraryPaths
 from store.skills import discovery
 from store.skills.discovery import Found, Root
@@ -33,6 +46,11 @@ from store.skills.reconcile import (
 from store.skills.surface import SLOTS, surfaces, text_hash
 from store.vectors import VectorIndex
 
+if TYPE_CHECKING:
+    from store.ingest.cold import LlmClient
+    from store.ingest.pipeline import IngestReport
+    from store.ingest.worker import DrainReport
+
 Progress = Callable[[int, int], None]
 Clock = Callable[[], str]
 WRITE_BATCH = 250
@@ -41,7 +59,7 @@ STATUS_EVENTS = frozenset(
 )
 
 
-class LibraryError(Exception):
+class LibraryError(LibrarianError):
     """A problem a person can act on (bad argument, unknown skill, broken file)."""
 
 
@@ -90,9 +108,10 @@ class Library:
             )
         return self._actor
 
-    def _append(
+    def append_event(
         self, conn: sqlite3.Connection, type_: str, subject: str, payload: dict[str, Any]
     ) -> None:
+        """Append an event (and update projections) inside an open write transaction."""
         events.append(conn, type_, subject, payload, self.actor, ts=self.clock())
 
     def close(self) -> None:
@@ -262,7 +281,7 @@ class Library:
         }
         if type_ == "skill.installed":
             payload["status"] = "stable"
-        self._append(conn, type_, f"skill:{parsed.name}", payload)
+        self.append_event(conn, type_, f"skill:{parsed.name}", payload)
 
     def _write_uninstalls(
         self, roots: list[Root], truncated: set[str], seen: set[str], known: dict[str, sqlite3.Row]
@@ -283,7 +302,7 @@ class Library:
                 name = conn.execute(
                     "SELECT name FROM skills WHERE skill_id=?", (row["skill_id"],)
                 ).fetchone()[0]
-                self._append(
+                self.append_event(
                     conn,
                     "skill.uninstalled",
                     f"skill:{name}",
@@ -405,6 +424,22 @@ class Library:
         sims = matrix[[positions[lab] for lab in present]] @ vector
         return {lab: float(sim) for lab, sim in zip(present, sims, strict=True)}
 
+    def cached_vectors(self, hashes: set[str]) -> dict[str, Matrix]:
+        """Stored embeddings (this model) of the given text hashes."""
+        wanted = sorted(hashes)
+        found: dict[str, Matrix] = {}
+        with self.db.read() as conn:
+            for start in range(0, len(wanted), 500):
+                chunk = wanted[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                for h, blob in conn.execute(
+                    f"SELECT text_hash, vector FROM embeddings WHERE model=? AND text_hash IN"
+                    f" ({marks})",
+                    (self.model_name, *chunk),
+                ):
+                    found[h] = np.frombuffer(blob, dtype=np.float32)
+        return found
+
     def _unembedded_texts(self) -> dict[str, str]:
         with self.db.read() as conn:
             rows = conn.execute(
@@ -425,19 +460,8 @@ class Library:
             ).fetchall()
         return total, {int(label): h for label, h in rows}
 
-    def _vectors_for(self, wanted: dict[int, str], labels: list[int]) -> Matrix:
-        hashes = sorted({wanted[lab] for lab in labels})
-        found: dict[str, Matrix] = {}
-        with self.db.read() as conn:
-            for start in range(0, len(hashes), 500):
-                chunk = hashes[start : start + 500]
-                marks = ",".join("?" * len(chunk))
-                for h, blob in conn.execute(
-                    f"SELECT text_hash, vector FROM embeddings WHERE model=? AND text_hash IN"
-                    f" ({marks})",
-                    (self.model_name, *chunk),
-                ):
-                    found[h] = np.frombuffer(blob, dtype=np.float32)
+    def _vectors_for(self, wanted: Mapping[int, str], labels: list[int]) -> Matrix:
+        found = self.cached_vectors({wanted[lab] for lab in labels})
         return _stack([found[wanted[lab]] for lab in labels], self._dim())
 
     def _dim(self) -> int:
@@ -458,7 +482,9 @@ class Library:
             if sid is None:
                 raise LibraryError(f"no skill named {key!r}")
             name = conn.execute("SELECT name FROM skills WHERE skill_id=?", (sid,)).fetchone()[0]
-            self._append(conn, event_type, f"skill:{name}", {"skill_id": sid, "reason": reason})
+            self.append_event(
+                conn, event_type, f"skill:{name}", {"skill_id": sid, "reason": reason}
+            )
 
     # -- reading ------------------------------------------------------------------------
 
@@ -491,6 +517,78 @@ class Library:
         self.sync_index(embed=True)
         searcher = Searcher(self)
         return searcher.suggest_many(contexts, limit or int(self.config.get("suggest.limit")))
+
+    # -- sessions, nodes, review ----------------------------------------------------------
+
+    def ingest(
+        self,
+        paths: Sequence[Path] | None = None,
+        *,
+        llm: LlmClient | None = None,
+        progress: Progress | None = None,
+    ) -> IngestReport:
+        """Ingest transcripts (default: Claude Code's projects folders)."""
+        from store.ingest.pipeline import ingest
+
+        return ingest(self, paths, llm=llm, progress=progress)
+
+    def drain_spool(self) -> DrainReport:
+        """Ingest what the hooks queued (one worker at a time)."""
+        from store.ingest.worker import drain
+
+        return drain(self)
+
+    def sessions(
+        self, project: str | None = None, text: str = "", limit: int | None = None
+    ) -> list[SessionSummary]:
+        return sessions.list_sessions(self.db, project, text, limit)
+
+    def session(self, session_id: str) -> SessionSummary:
+        found = sessions.get_session(self.db, session_id)
+        if found is None:
+            raise LibraryError(f"no session {session_id!r}")
+        return found
+
+    def session_graph(self, session_id: str) -> tuple[list[Node], list[Edge]]:
+        return review.session_graph(self.db, session_id)
+
+    def nodes(self, **filters: Any) -> list[Node]:
+        """Nodes filtered by status, type_, project, session, text; ordered and paged."""
+        return review.list_nodes(self.db, **filters)
+
+    def node_count(self, **filters: Any) -> int:
+        return review.count_nodes(self.db, **filters)
+
+    def node(self, node_id: str) -> Node:
+        found = review.get_node(self.db, node_id)
+        if found is None:
+            raise LibraryError(f"no node {node_id!r}")
+        return found
+
+    def node_context(self, node: Node, radius: int = 3) -> list[ContextMessage]:
+        return review.context(self.db, node, radius)
+
+    def review(
+        self,
+        action: str,
+        node_ids: Sequence[str],
+        *,
+        reason: str = "",
+        summary: str = "",
+        scope: str = "",
+    ) -> list[Node]:
+        """approve | reject [reason] | edit summary | scope [PROJECT|TEAM] — audited events."""
+        return review.decide(self, action, node_ids, reason=reason, summary=summary, scope=scope)
+
+    def undo_review(self) -> list[Node]:
+        """Revert this reviewer's last decision (batch)."""
+        return review.undo_last(self)
+
+    def audit(self, limit: int = 200, node_id: str | None = None) -> list[AuditEntry]:
+        return review.audit(self.db, limit, node_id)
+
+    def queue_counts(self) -> QueueCounts:
+        return review.counts(self.db, self.clock()[:10])
 
 
 def _same(row: sqlite3.Row, candidate: Candidate) -> bool:

@@ -124,6 +124,110 @@ MIGRATIONS: tuple[str, ...] = (
     """
     CREATE INDEX skills_order ON skills(name, scope_rank, root_rank, fs_path);
     """,
+    # 3: sessions, their archived messages, the reasoning DAG, review audit
+    """
+    CREATE TABLE sessions(
+        session_id TEXT PRIMARY KEY,
+        project TEXT NOT NULL,
+        branch TEXT NOT NULL,
+        client_version TEXT NOT NULL,
+        started_at TEXT NOT NULL,
+        ended_at TEXT NOT NULL,
+        turns INTEGER NOT NULL,
+        tool_calls INTEGER NOT NULL,
+        errors INTEGER NOT NULL,
+        compactions INTEGER NOT NULL,
+        skills_used TEXT NOT NULL,
+        skipped TEXT NOT NULL,
+        developer TEXT NOT NULL,
+        messages_hash TEXT NOT NULL,
+        ingested_at TEXT NOT NULL,
+        ingest_count INTEGER NOT NULL
+    );
+    CREATE INDEX sessions_project ON sessions(project, started_at);
+
+    CREATE TABLE session_files(
+        session_id TEXT NOT NULL,
+        path TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        mtime_ns INTEGER NOT NULL,
+        sha256 TEXT NOT NULL,
+        PRIMARY KEY(session_id, path)
+    );
+    CREATE INDEX session_files_path ON session_files(path);
+
+    CREATE TABLE session_messages(
+        session_id TEXT NOT NULL,
+        idx INTEGER NOT NULL,
+        file TEXT NOT NULL,
+        line_start INTEGER NOT NULL,
+        line_end INTEGER NOT NULL,
+        role TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        text TEXT NOT NULL,
+        ts TEXT NOT NULL,
+        is_error INTEGER NOT NULL,
+        PRIMARY KEY(session_id, idx)
+    );
+
+    CREATE TABLE skill_uses(
+        session_id TEXT NOT NULL,
+        skill_name TEXT NOT NULL,
+        PRIMARY KEY(session_id, skill_name)
+    );
+    CREATE INDEX skill_uses_skill ON skill_uses(skill_name);
+
+    CREATE TABLE nodes(
+        node_id TEXT PRIMARY KEY,
+        session_id TEXT NOT NULL,
+        project TEXT NOT NULL,
+        type TEXT NOT NULL,
+        summary TEXT NOT NULL,
+        evidence TEXT NOT NULL,
+        file TEXT NOT NULL,
+        line_start INTEGER NOT NULL,
+        line_end INTEGER NOT NULL,
+        confidence REAL NOT NULL,
+        scope TEXT NOT NULL,
+        tier TEXT NOT NULL,
+        strategy TEXT NOT NULL,
+        status TEXT NOT NULL,
+        developer TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        decided_at TEXT NOT NULL DEFAULT '',
+        decided_by TEXT NOT NULL DEFAULT '',
+        reason TEXT NOT NULL DEFAULT '',
+        merged_into TEXT NOT NULL DEFAULT '',
+        retrieval_count INTEGER NOT NULL DEFAULT 0,
+        last_retrieved_at TEXT NOT NULL DEFAULT ''
+    );
+    CREATE INDEX nodes_queue ON nodes(status, created_at, node_id);
+    CREATE INDEX nodes_session ON nodes(session_id, line_start);
+    CREATE INDEX nodes_project ON nodes(project, status);
+
+    CREATE TABLE edges(
+        source_id TEXT NOT NULL,
+        target_id TEXT NOT NULL,
+        type TEXT NOT NULL,
+        PRIMARY KEY(source_id, target_id, type)
+    );
+    CREATE INDEX edges_target ON edges(target_id);
+
+    CREATE TABLE audit(
+        seq INTEGER PRIMARY KEY,
+        ts TEXT NOT NULL,
+        actor TEXT NOT NULL,
+        action TEXT NOT NULL,
+        node_id TEXT NOT NULL,
+        before TEXT NOT NULL,
+        after TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        batch TEXT NOT NULL
+    );
+    CREATE INDEX audit_node ON audit(node_id);
+    CREATE INDEX audit_actor ON audit(actor, seq);
+    """,
 )
 
 #: Tables rebuilt by replaying events; `verify` compares them with a scratch replay.
@@ -134,6 +238,13 @@ PROJECTION_TABLES: dict[str, str] = {
     "denylist": "name",
     "skill_texts": "label",
     "skills_fts": "rowid",
+    "sessions": "session_id",
+    "session_files": "session_id, path",
+    "session_messages": "session_id, idx",
+    "skill_uses": "session_id, skill_name",
+    "nodes": "node_id",
+    "edges": "source_id, target_id, type",
+    "audit": "seq",
 }
 
 

@@ -171,3 +171,189 @@ class Event:
     payload: dict[str, Any]
     prev_hash: str
     hash: str
+
+
+# -- sessions and the reasoning DAG (DESIGN §6) ---------------------------------------------
+
+NODE_TYPES: tuple[str, ...] = (
+    "HYPOTHESIS",
+    "INVESTIGATION",
+    "DISCOVERY",
+    "PIVOT",
+    "DEAD_END",
+    "SOLUTION",
+    "CONTEXT_LOAD",
+)
+EDGE_TYPES: tuple[str, ...] = ("informed", "triggered_pivot", "resolved")
+NODE_STATUSES: tuple[str, ...] = ("pending", "approved", "rejected", "merged")
+SCOPES: tuple[str, ...] = ("PROJECT", "TEAM")
+
+
+@dataclass(frozen=True)
+class ToolUse:
+    """A tool call inside an assistant message."""
+
+    id: str
+    name: str
+    input_text: str  # the tool input as compact JSON, bounded in size
+    skill: str = ""  # for the `Skill` tool: the skill it launched
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """A tool result inside a user record."""
+
+    tool_use_id: str
+    text: str  # the result content as text, bounded in size
+    is_error: bool
+
+
+@dataclass(frozen=True)
+class TranscriptMessage:
+    """One message of a session: consecutive records that form one turn part (assistant lines
+    sharing `message.id` are merged), located by file and 1-based line range."""
+
+    index: int  # position in the session, 0-based, in file order (main file, then subagents)
+    file: str  # relative to the main file's folder: "abc.jsonl", "abc/subagents/agent-x.jsonl"
+    line_start: int
+    line_end: int
+    uuid: str
+    role: str  # "user" | "assistant" | "system" | "summary"
+    kind: str  # "prompt" | "text" | "tool_use" | "tool_result" | "meta" | "compact" | "system"
+    text: str  # the readable text of the message (text blocks joined; tool results' text)
+    timestamp: str
+    tool_uses: tuple[ToolUse, ...] = ()
+    tool_results: tuple[ToolResult, ...] = ()
+    is_sidechain: bool = False
+    agent_id: str = ""
+    is_meta: bool = False
+
+
+@dataclass(frozen=True)
+class ParsedSession:
+    """A Claude Code session read from its JSONL file(s)."""
+
+    session_id: str
+    project: str  # from `cwd` in the records, never from the folder name
+    branch: str  # from `gitBranch`
+    client_version: str  # from `version`
+    started_at: str
+    ended_at: str
+    messages: tuple[TranscriptMessage, ...]
+    turns: int  # user prompts (not tool results, not meta)
+    tool_calls: int
+    errors: int  # tool results with is_error
+    skills_used: tuple[str, ...]  # from Skill tool calls and "Base directory for this skill:"
+    skipped: dict[str, int]  # reason -> count of lines skipped
+    files: tuple[str, ...]  # absolute paths read (main file first, then subagent files)
+    compactions: int = 0
+
+
+@dataclass(frozen=True)
+class ExtractedNode:
+    """A node proposed by an extraction tier, before dedup and storage."""
+
+    key: str  # deterministic within the session: "<tier>:<strategy>:<file>:<start>-<end>:<type>"
+    type: str  # one of NODE_TYPES
+    summary: str  # 1-2 readable sentences
+    evidence: str  # a verbatim fragment of the transcript text (before redaction)
+    file: str
+    line_start: int
+    line_end: int
+    confidence: float
+    tier: str  # "warm" | "cold"
+    strategy: str  # e.g. "keywords", "error_resolution", "conclusion", "llm"
+
+
+@dataclass(frozen=True)
+class ExtractedEdge:
+    source: str  # ExtractedNode.key
+    target: str  # ExtractedNode.key
+    type: str  # one of EDGE_TYPES
+
+
+@dataclass(frozen=True)
+class Node:
+    """A stored reasoning node."""
+
+    node_id: str
+    session_id: str
+    project: str
+    type: str
+    summary: str
+    evidence: str  # verbatim, with secrets redacted
+    file: str
+    line_start: int
+    line_end: int
+    confidence: float
+    scope: str
+    tier: str
+    status: str
+    developer: str
+    created_at: str
+    decided_at: str = ""
+    decided_by: str = ""
+    reason: str = ""
+    merged_into: str = ""
+    retrieval_count: int = 0
+    last_retrieved_at: str = ""
+
+
+@dataclass(frozen=True)
+class Edge:
+    source: str  # node_id
+    target: str  # node_id
+    type: str
+
+
+@dataclass(frozen=True)
+class SessionSummary:
+    session_id: str
+    project: str
+    branch: str
+    client_version: str
+    started_at: str
+    ended_at: str
+    turns: int
+    tool_calls: int
+    errors: int
+    skills_used: tuple[str, ...]
+    skipped: dict[str, int]
+    node_count: int
+    pending_count: int
+
+
+@dataclass(frozen=True)
+class ContextMessage:
+    """An archived transcript message shown around a node's evidence."""
+
+    index: int
+    file: str
+    line_start: int
+    line_end: int
+    role: str
+    kind: str
+    text: str
+    timestamp: str
+    is_error: bool
+    in_range: bool  # the node's evidence comes from this message
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    seq: int
+    ts: str
+    actor: str
+    action: str  # approved | rejected | edited | rescoped | reopened
+    node_id: str
+    before: dict[str, Any]
+    after: dict[str, Any]
+    reason: str
+
+
+@dataclass(frozen=True)
+class QueueCounts:
+    pending: int
+    decided_today: int
+    approved: int
+    rejected: int

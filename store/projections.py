@@ -79,7 +79,7 @@ def _skill_version(conn: sqlite3.Connection, event: Event) -> None:
     )
     _insert_version(conn, event)
     _replace_extracted_relations(conn, sid, p.get("relations", []), event.ts)
-    _index_skill(conn, sid, p["manifest"], _blob(conn, p["body_hash"]))
+    _index_skill(conn, sid, p["manifest"], blob_text(conn, p["body_hash"]))
 
 
 def _insert_version(conn: sqlite3.Connection, event: Event) -> None:
@@ -135,7 +135,8 @@ def _replace_extracted_relations(
     )
 
 
-def _blob(conn: sqlite3.Connection, digest: str) -> str:
+def blob_text(conn: sqlite3.Connection, digest: str) -> str:
+    """Content stored once by hash (file texts, archived session messages)."""
     row = conn.execute("SELECT text FROM blobs WHERE hash=?", (digest,)).fetchone()
     return str(row[0]) if row else ""
 
@@ -228,3 +229,7 @@ def _relation_removed(conn: sqlite3.Connection, event: Event) -> None:
 
 def _dumps(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+# Handlers of the other projection families register themselves on import.
+from store import dag_projections  # noqa: E402, F401

@@ -1,0 +1,229 @@
+"""`librarian` commands for sessions, nodes, review and Claude Code hooks."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+from store.errors import LibrarianError
+from store.paths import LibraryPaths, resolve_library_dir
+
+
+def add_parsers(sub: Any, add: Any) -> None:
+    """Register the subcommands on the main parser (`add` is the CLI's `_add` helper)."""
+    ingest = add(sub, "ingest", "ingest Claude Code transcripts (files or folders)", True)
+    ingest.add_argument(
+        "paths",
+        nargs="*",
+        type=Path,
+        metavar="PATH",
+        help="JSONL files or folders (default: ~/.claude/projects)",
+    )
+    ingest.add_argument(
+        "--llm",
+        action="store_true",
+        help="also run the cold tier (needs the anthropic SDK and an API key)",
+    )
+    sessions = add(sub, "sessions", "list ingested sessions", True)
+    sessions.add_argument("--project", help="only this project (cwd)")
+    session = add(sub, "session", "one session: summary and reasoning DAG", True)
+    session.add_argument("session_id")
+    nodes = add(sub, "nodes", "list reasoning nodes", True)
+    nodes.add_argument("--status", choices=["pending", "approved", "rejected", "merged"])
+    nodes.add_argument("--type", dest="type_", metavar="TYPE")
+    nodes.add_argument("--project")
+    nodes.add_argument("--session")
+    nodes.add_argument("--limit", type=int, default=None)
+    review = add(sub, "review", "approve, reject, edit or re-scope nodes (audited)", True)
+    review.add_argument("action", choices=["approve", "reject", "edit", "scope", "undo"])
+    review.add_argument("ids", nargs="*", metavar="ID")
+    review.add_argument("--reason", default="", help="why (reject)")
+    review.add_argument("--summary", default="", help="the new summary (edit)")
+    review.add_argument(
+        "--scope",
+        default="",
+        choices=["", "PROJECT", "TEAM"],
+        help="target scope (scope; default: switch)",
+    )
+    audit = add(sub, "audit", "review decisions, newest first", True)
+    audit.add_argument("--node", help="only this node")
+    audit.add_argument("--limit", type=int, default=200)
+    hook = add(sub, "hook", "entry point for Claude Code hooks (reads hook JSON on stdin)")
+    hook.add_argument("action", choices=["stop", "session-end", "drain"])
+    hooks = add(sub, "hooks", "install or remove the librarian's Claude Code hooks")
+    hooks.add_argument("action", choices=["install", "uninstall"])
+    where = hooks.add_mutually_exclusive_group()
+    where.add_argument("--user", action="store_true", help="~/.claude/settings.json (default)")
+    where.add_argument("--project", action="store_true", help=".claude/settings.json here")
+    hooks.add_argument("--dry-run", action="store_true", help="show the diff, change nothing")
+
+
+def _library(args: argparse.Namespace) -> Any:
+    from store.library import Library
+
+    return Library(resolve_library_dir(args.library))
+
+
+def _emit(args: argparse.Namespace, data: Any, text: str) -> None:
+    from app.cli import emit
+
+    emit(args, data, text)
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    from app import render
+
+    for path in args.paths:
+        if not path.exists():
+            raise LibrarianError(f"{path} does not exist")
+    with _library(args) as library:
+        client = _llm_client(library) if args.llm else None
+        report = library.ingest(args.paths or None, llm=client)
+    _emit(args, render.ingest_json(report), render.ingest_text(report))
+    return 0
+
+
+def _llm_client(library: Any) -> Any:
+    from store.ingest.cold import ColdTierUnavailable, client_from_config
+
+    try:
+        return client_from_config(library.config)
+    except ColdTierUnavailable as exc:
+        raise LibrarianError(f"--llm: {exc}") from exc
+
+
+def cmd_sessions(args: argparse.Namespace) -> int:
+    from app import render
+
+    with _library(args) as library:
+        rows = library.sessions(args.project)
+    _emit(args, [render.plain(r) for r in rows], render.sessions_text(rows))
+    return 0
+
+
+def cmd_session(args: argparse.Namespace) -> int:
+    from app import render
+
+    with _library(args) as library:
+        summary = library.session(args.session_id)
+        nodes, edges = library.session_graph(args.session_id)
+    data = {
+        "session": render.plain(summary),
+        "nodes": [render.plain(n) for n in nodes],
+        "edges": [render.plain(e) for e in edges],
+    }
+    _emit(args, data, render.session_text(summary, nodes, edges))
+    return 0
+
+
+def cmd_nodes(args: argparse.Namespace) -> int:
+    from app import render
+    from store.review import valid_type
+
+    filters = {
+        "status": args.status,
+        "type_": valid_type(args.type_) if args.type_ else None,
+        "project": args.project,
+        "session": args.session,
+        "limit": args.limit,
+    }
+    with _library(args) as library:
+        rows = library.nodes(**filters)
+    _emit(args, [render.plain(n) for n in rows], render.nodes_text(rows))
+    return 0
+
+
+def cmd_review(args: argparse.Namespace) -> int:
+    from app import render
+
+    with _library(args) as library:
+        if args.action == "undo":
+            changed = library.undo_review()
+        else:
+            if not args.ids:
+                raise LibrarianError(f"review {args.action} needs at least one node ID")
+            changed = library.review(
+                args.action, args.ids, reason=args.reason, summary=args.summary, scope=args.scope
+            )
+    _emit(args, [render.plain(n) for n in changed], render.nodes_text(changed))
+    return 0
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    from app import render
+
+    with _library(args) as library:
+        rows = library.audit(args.limit, args.node)
+    _emit(args, [render.plain(r) for r in rows], render.audit_text(rows))
+    return 0
+
+
+def cmd_hook(args: argparse.Namespace) -> int:
+    """Claude Code's hook: queue the transcript and return at once, exit 0 whatever happens."""
+    root = resolve_library_dir(args.library)
+    if args.action == "drain":
+        with _library(args) as library:
+            report = library.drain_spool()
+        print(
+            f"drained: {report.sessions} sessions, {report.ingested} ingested,"
+            f" {report.failed} failed" + (" (another worker is running)" if report.busy else "")
+        )
+        return 0
+    try:
+        from store.hooks import enqueue, spawn_worker
+
+        raw = sys.stdin.read(4_000_000) if sys.stdin is not None and not sys.stdin.isatty() else ""
+        spool = LibraryPaths(root).spool
+        if enqueue(spool, raw, args.action):
+            spawn_worker(
+                [sys.executable, "-m", "app", "--library", str(root), "hook", "drain"],
+                spool / "worker.log",
+            )
+    except BaseException:
+        pass
+    return 0
+
+
+def cmd_hooks(args: argparse.Namespace) -> int:
+    from store import hooks
+
+    scope = "project" if args.project else "user"
+    path = hooks.settings_path(scope, Path.home(), Path.cwd(), os.environ)
+    try:
+        if args.action == "install":
+            found = shutil.which("librarian")
+            executable = [found] if found else [sys.executable, "-m", "app"]
+            library = resolve_library_dir(args.library)
+            commands = {
+                event: hooks.hook_command(executable, library, action)
+                for event, action in hooks.EVENTS.items()
+            }
+            change = hooks.install(path, commands, dry_run=args.dry_run)
+        else:
+            change = hooks.uninstall(path, dry_run=args.dry_run)
+    except ValueError as exc:
+        raise LibrarianError(f"{path}: not valid JSON ({exc})") from exc
+    if args.dry_run:
+        print(change.diff or f"{path}: nothing to change")
+    elif not change.changed:
+        print(f"{path}: already up to date")
+    else:
+        saved = f" (previous file saved as {change.backup})" if change.backup else ""
+        print(f"{path}: hooks {args.action}ed{saved}")
+    return 0
+
+
+COMMANDS = {
+    "ingest": cmd_ingest,
+    "sessions": cmd_sessions,
+    "session": cmd_session,
+    "nodes": cmd_nodes,
+    "review": cmd_review,
+    "audit": cmd_audit,
+    "hook": cmd_hook,
+    "hooks": cmd_hooks,
+}

@@ -1,0 +1,158 @@
+"""Projections for sessions, the reasoning DAG and review decisions (see `store.projections`)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from store.models import Event
+from store.projections import blob_text, handles
+
+#: Node fields a review decision may change, in the order the audit shows them.
+DECIDABLE = ("status", "summary", "scope", "reason")
+
+
+@handles("session.ingested")
+def _session_ingested(conn: sqlite3.Connection, event: Event) -> None:
+    p = event.payload
+    sid = p["session_id"]
+    previous = conn.execute(
+        "SELECT ingest_count FROM sessions WHERE session_id=?", (sid,)
+    ).fetchone()
+    conn.execute(
+        "INSERT OR REPLACE INTO sessions(session_id, project, branch, client_version, started_at,"
+        " ended_at, turns, tool_calls, errors, compactions, skills_used, skipped, developer,"
+        " messages_hash, ingested_at, ingest_count) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        (
+            sid,
+            p["project"],
+            p["branch"],
+            p["client_version"],
+            p["started_at"],
+            p["ended_at"],
+            p["turns"],
+            p["tool_calls"],
+            p["errors"],
+            p.get("compactions", 0),
+            json.dumps(p["skills_used"]),
+            json.dumps(p["skipped"], sort_keys=True),
+            p["developer"],
+            p["messages_hash"],
+            event.ts,
+            (previous[0] if previous else 0) + 1,
+        ),
+    )
+    conn.execute("DELETE FROM session_files WHERE session_id=?", (sid,))
+    conn.executemany(
+        "INSERT INTO session_files(session_id, path, size, mtime_ns, sha256) VALUES (?,?,?,?,?)",
+        [(sid, f["path"], f["size"], f["mtime_ns"], f["sha256"]) for f in p["files"]],
+    )
+    conn.execute("DELETE FROM skill_uses WHERE session_id=?", (sid,))
+    conn.executemany(
+        "INSERT OR IGNORE INTO skill_uses(session_id, skill_name) VALUES (?,?)",
+        [(sid, name) for name in p["skills_used"]],
+    )
+    _replace_messages(conn, sid, p["messages_hash"])
+
+
+def _replace_messages(conn: sqlite3.Connection, sid: str, digest: str) -> None:
+    conn.execute("DELETE FROM session_messages WHERE session_id=?", (sid,))
+    rows = json.loads(blob_text(conn, digest) or "[]")
+    conn.executemany(
+        "INSERT INTO session_messages(session_id, idx, file, line_start, line_end, role, kind,"
+        " text, ts, is_error) VALUES (?,?,?,?,?,?,?,?,?,?)",
+        [(sid, *row) for row in rows],
+    )
+
+
+def _insert_node(
+    conn: sqlite3.Connection, node: dict[str, Any], status: str, ts: str, merged_into: str = ""
+) -> None:
+    conn.execute(
+        "INSERT OR IGNORE INTO nodes(node_id, session_id, project, type, summary, evidence, file,"
+        " line_start, line_end, confidence, scope, tier, strategy, status, developer, created_at,"
+        " updated_at, merged_into) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        (
+            node["node_id"],
+            node["session_id"],
+            node["project"],
+            node["type"],
+            node["summary"],
+            node["evidence"],
+            node["file"],
+            node["line_start"],
+            node["line_end"],
+            node["confidence"],
+            node["scope"],
+            node["tier"],
+            node["strategy"],
+            status,
+            node["developer"],
+            ts,
+            ts,
+            merged_into,
+        ),
+    )
+    conn.executemany(
+        "INSERT OR IGNORE INTO edges(source_id, target_id, type) VALUES (?,?,?)",
+        [(e["source"], node["node_id"], e["type"]) for e in node.get("edges_in", [])],
+    )
+
+
+@handles("node.extracted")
+def _node_extracted(conn: sqlite3.Connection, event: Event) -> None:
+    _insert_node(conn, event.payload["node"], "pending", event.ts)
+
+
+@handles("node.merged")
+def _node_merged(conn: sqlite3.Connection, event: Event) -> None:
+    p = event.payload
+    if p.get("node"):  # the merged node was never stored: keep it on record as merged
+        _insert_node(conn, p["node"], "merged", event.ts, merged_into=p["into"])
+    else:
+        conn.execute(
+            "UPDATE nodes SET status='merged', merged_into=?, updated_at=? WHERE node_id=?",
+            (p["into"], event.ts, p["merged"]),
+        )
+
+
+@handles("node.approved", "node.rejected", "node.edited", "node.rescoped", "node.reopened")
+def _node_decided(conn: sqlite3.Connection, event: Event) -> None:
+    p = event.payload
+    after = p["after"]
+    sets = ", ".join(f"{field}=?" for field in after)
+    decided = event.type in ("node.approved", "node.rejected")
+    conn.execute(
+        f"UPDATE nodes SET {sets}, updated_at=?, decided_at=?, decided_by=? WHERE node_id=?",
+        (
+            *after.values(),
+            event.ts,
+            event.ts if decided else _kept(conn, p, "decided_at"),
+            event.actor if decided else _kept(conn, p, "decided_by"),
+            p["node_id"],
+        ),
+    )
+    conn.execute(
+        "INSERT INTO audit(seq, ts, actor, action, node_id, before, after, reason)"
+        " VALUES (?,?,?,?,?,?,?,?)",
+        (
+            event.seq,
+            event.ts,
+            event.actor,
+            event.type.split(".", 1)[1],
+            p["node_id"],
+            json.dumps(p["before"], sort_keys=True),
+            json.dumps(after, sort_keys=True),
+            p.get("reason", ""),
+        ),
+    )
+
+
+def _kept(conn: sqlite3.Connection, payload: dict[str, Any], field: str) -> str:
+    if payload["after"].get("status") == "pending":
+        return ""  # reopened: no longer decided
+    row = conn.execute(
+        f"SELECT {field} FROM nodes WHERE node_id=?", (payload["node_id"],)
+    ).fetchone()
+    return str(row[0]) if row else ""

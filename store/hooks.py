@@ -1,0 +1,240 @@
+"""Claude Code hooks: queue transcripts fast, ingest them in a detached worker, and install
+or remove the hook entries in Claude Code's settings.json.
+
+`enqueue` runs inside Claude Code's Stop hook, so this module imports only the standard
+library: the whole `librarian hook stop` process must return in well under 200 ms.
+"""
+
+from __future__ import annotations
+
+import difflib
+import fcntl
+import json
+import os
+import re
+import shlex
+import subprocess
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+QUEUE = "queue.jsonl"
+#: Hook events the librarian installs, and the `librarian hook` action each one runs.
+EVENTS = {"Stop": "stop", "SessionEnd": "session-end"}
+HOOK_TIMEOUT_SECONDS = 10
+#: Work files older than this were left by a worker that died: they are claimed again.
+STALE_WORK_SECONDS = 600
+_OURS = re.compile(
+    r"""(librarian['"]?|\s-m\s+app)(\s+--library\s+('[^']*'|"[^"]*"|\S+))?\s+hook\s+"""
+    r"""(stop|session-end|session-start)\s*$"""
+)
+
+
+# -- the hook itself (fast path) ---------------------------------------------------------------
+
+
+def enqueue(spool: Path, raw: str, event: str) -> bool:
+    """Append the transcript named in a hook's JSON input to the spool; False if none."""
+    try:
+        data = json.loads(raw) if raw.strip() else {}
+    except (ValueError, RecursionError):
+        return False
+    if not isinstance(data, dict) or not isinstance(data.get("transcript_path"), str):
+        return False
+    entry = {
+        "queued_at": time.time(),
+        "event": event,
+        "transcript_path": os.path.expanduser(data["transcript_path"]),
+        "session_id": str(data.get("session_id", "")),
+        "cwd": str(data.get("cwd", "")),
+    }
+    spool.mkdir(parents=True, exist_ok=True)
+    line = (json.dumps(entry) + "\n").encode("utf-8")
+    # O_APPEND writes of one small line are atomic: concurrent hooks never interleave.
+    fd = os.open(spool / QUEUE, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        os.write(fd, line)
+    finally:
+        os.close(fd)
+    return True
+
+
+def spawn_worker(argv: list[str], log: Path) -> None:
+    """Start the spool worker fully detached (it outlives the hook and Claude's session)."""
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("ab") as out:
+        subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=out,
+            start_new_session=True,
+            close_fds=True,
+        )
+
+
+# -- the worker ----------------------------------------------------------------------------------
+
+
+@contextmanager
+def worker_lock(spool: Path) -> Iterator[bool]:
+    """Yields True for the one worker that holds the spool; others get False and leave."""
+    spool.mkdir(parents=True, exist_ok=True)
+    with (spool / "worker.lock").open("a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def claim(spool: Path) -> tuple[Path | None, list[dict[str, Any]]]:
+    """Atomically take the queue (or a stale work file) and return its entries."""
+    queue = spool / QUEUE
+    for stale in sorted(spool.glob("*.work")):
+        if time.time() - stale.stat().st_mtime > STALE_WORK_SECONDS:
+            return stale, read_entries(stale)
+    if not queue.exists():
+        return None, []
+    work = spool / f"queue.{os.getpid()}.{time.time_ns()}.work"
+    try:
+        os.replace(queue, work)
+    except FileNotFoundError:
+        return None, []
+    return work, read_entries(work)
+
+
+def read_entries(path: Path) -> list[dict[str, Any]]:
+    entries = []
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            item = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(item, dict) and isinstance(item.get("transcript_path"), str):
+            entries.append(item)
+    return entries
+
+
+def pending_count(spool: Path) -> int:
+    files = [spool / QUEUE, *spool.glob("*.work")]
+    return sum(len(read_entries(f)) for f in files if f.exists())
+
+
+# -- settings.json ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SettingsChange:
+    path: Path
+    diff: str
+    changed: bool
+    backup: Path | None
+
+
+def settings_path(scope: str, home: Path, cwd: Path, env: Mapping[str, str]) -> Path:
+    """`--user`: $CLAUDE_CONFIG_DIR (or ~/.claude)/settings.json; `--project`: .claude/ here."""
+    if scope == "project":
+        return cwd / ".claude" / "settings.json"
+    configured = env.get("CLAUDE_CONFIG_DIR", "").split(",")[0].strip()
+    base = Path(configured).expanduser() if configured else home / ".claude"
+    return base / "settings.json"
+
+
+def hook_command(prefix: list[str], library: Path | None, action: str) -> str:
+    """The shell command Claude Code runs, e.g. `/usr/bin/librarian --library L hook stop`."""
+    parts = [*prefix, *(["--library", str(library)] if library else []), "hook", action]
+    return shlex.join(parts)
+
+
+def is_ours(handler: Any) -> bool:
+    return isinstance(handler, dict) and bool(_OURS.search(str(handler.get("command", ""))))
+
+
+def _load(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        return {}
+    text = path.read_text(encoding="utf-8")
+    data = json.loads(text) if text.strip() else {}
+    if not isinstance(data, dict):
+        raise ValueError(f"{path} does not hold a JSON object")
+    return data
+
+
+def _without_ours(settings: dict[str, Any]) -> dict[str, Any]:
+    hooks = settings.get("hooks")
+    if not isinstance(hooks, dict):
+        return settings
+    cleaned: dict[str, Any] = {}
+    for event, groups in hooks.items():
+        if not isinstance(groups, list):
+            cleaned[event] = groups
+            continue
+        kept = []
+        for group in groups:
+            if isinstance(group, dict) and isinstance(group.get("hooks"), list):
+                handlers = [h for h in group["hooks"] if not is_ours(h)]
+                if handlers:
+                    kept.append({**group, "hooks": handlers})
+            else:
+                kept.append(group)
+        if kept:
+            cleaned[event] = kept
+    result = {**settings, "hooks": cleaned}
+    if not cleaned:
+        del result["hooks"]
+    return result
+
+
+def with_hooks(settings: dict[str, Any], commands: Mapping[str, str]) -> dict[str, Any]:
+    """Settings with exactly one librarian handler per event (others untouched)."""
+    result = _without_ours(settings)
+    hooks = dict(result.get("hooks") or {})
+    for event, command in commands.items():
+        handler = {"type": "command", "command": command, "timeout": HOOK_TIMEOUT_SECONDS}
+        groups = list(hooks.get(event) or [])
+        groups.append({"hooks": [handler]})
+        hooks[event] = groups
+    result["hooks"] = hooks
+    return result
+
+
+def apply_settings(path: Path, new: dict[str, Any], dry_run: bool) -> SettingsChange:
+    """Write settings atomically (backing up the old file) unless `dry_run`; always diff."""
+    old_text = path.read_text(encoding="utf-8") if path.exists() else ""
+    new_text = json.dumps(new, indent=2, ensure_ascii=False) + "\n"
+    old_pretty = json.dumps(_load(path), indent=2, ensure_ascii=False) + "\n" if old_text else ""
+    diff = "".join(
+        difflib.unified_diff(
+            old_pretty.splitlines(keepends=True),
+            new_text.splitlines(keepends=True),
+            str(path),
+            str(path),
+        )
+    )
+    changed = old_pretty != new_text
+    backup = None
+    if changed and not dry_run:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if old_text:
+            backup = path.with_name(f"{path.name}.bak-{time.strftime('%Y%m%d-%H%M%S')}")
+            backup.write_text(old_text, encoding="utf-8")
+        tmp = path.with_name(f".{path.name}.tmp")
+        tmp.write_text(new_text, encoding="utf-8")
+        os.replace(tmp, path)
+    return SettingsChange(path, diff, changed, backup)
+
+
+def install(path: Path, commands: Mapping[str, str], dry_run: bool = False) -> SettingsChange:
+    return apply_settings(path, with_hooks(_load(path), commands), dry_run)
+
+
+def uninstall(path: Path, dry_run: bool = False) -> SettingsChange:
+    return apply_settings(path, _without_ours(_load(path)), dry_run)

@@ -1,0 +1,1 @@
+"""Reading agent session transcripts into the library."""

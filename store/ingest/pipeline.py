@@ -1,0 +1,447 @@
+"""Sessions into the library: parse, extract (warm, optionally cold), redact, dedup, record.
+
+Idempotent per session: an unchanged transcript costs a few `stat` calls and writes nothing;
+a grown one (the Stop hook fires every turn) adds only nodes it has not seen. Node ids are
+derived from the session and the extraction key, so the same evidence is the same node.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from store.embed import EmbeddingError
+from store.ingest.redact import redact
+from store.ingest.transcript import (
+    default_project_dirs,
+    find_session_files,
+    parse_session,
+    subagent_files,
+)
+from store.ingest.warm import extract_warm
+from store.models import (
+    ExtractedEdge,
+    ExtractedNode,
+    ParsedSession,
+    ParseFailure,
+    SkippedFile,
+    TranscriptMessage,
+)
+
+if TYPE_CHECKING:
+    from store.ingest.cold import LlmClient
+    from store.library import Library
+
+#: Cosine at or above which two nodes of one project say the same thing (DESIGN §6).
+DEDUP_THRESHOLD = 0.85
+#: Archived message text per message (the transcript itself ages out after 30 days).
+ARCHIVE_CHARS = 4000
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class IngestReport:
+    """What one `ingest` run did."""
+
+    files: int
+    ingested: int
+    unchanged: int
+    failed: tuple[SkippedFile, ...]
+    nodes_added: int
+    nodes_merged: int
+    skipped_lines: dict[str, int]
+    problems: tuple[str, ...]
+    seconds: float
+
+
+@dataclass
+class _Outcome:
+    ingested: bool = False
+    added: int = 0
+    merged: int = 0
+    skipped: dict[str, int] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+    failure: SkippedFile | None = None
+
+
+def node_id(session_id: str, key: str) -> str:
+    return "n_" + hashlib.sha256(f"{session_id}\0{key}".encode()).hexdigest()[:16]
+
+
+def node_text(type_: str, summary: str) -> str:
+    """What dedup compares: the node's type and summary (DESIGN §6)."""
+    return f"{type_}: {summary}"
+
+
+def ingest(
+    library: Library,
+    paths: Sequence[Path] | None = None,
+    *,
+    llm: LlmClient | None = None,
+    progress: Progress | None = None,
+) -> IngestReport:
+    """Ingest every session under `paths` (default: Claude Code's projects folders)."""
+    started = time.perf_counter()
+    roots = list(paths) if paths else default_project_dirs(Path.home(), os.environ)
+    files = [f for root in roots for f in find_session_files(Path(root))]
+    outcomes = []
+    for done, main_file in enumerate(files, start=1):
+        outcomes.append(ingest_file(library, main_file, llm=llm))
+        if progress is not None:
+            progress(done, len(files))
+    skipped: dict[str, int] = {}
+    for outcome in outcomes:
+        for reason, count in outcome.skipped.items():
+            skipped[reason] = skipped.get(reason, 0) + count
+    return IngestReport(
+        files=len(files),
+        ingested=sum(o.ingested for o in outcomes),
+        unchanged=sum(1 for o in outcomes if not o.ingested and o.failure is None),
+        failed=tuple(o.failure for o in outcomes if o.failure is not None),
+        nodes_added=sum(o.added for o in outcomes),
+        nodes_merged=sum(o.merged for o in outcomes),
+        skipped_lines=skipped,
+        problems=tuple(p for o in outcomes for p in o.problems),
+        seconds=round(time.perf_counter() - started, 3),
+    )
+
+
+def ingest_file(library: Library, main_file: Path, *, llm: LlmClient | None = None) -> _Outcome:
+    """One session; never raises for data problems (they become the outcome's failure)."""
+    with session_lock(library.paths.spool / "locks", str(main_file.resolve())):
+        if _unchanged(library, main_file):
+            return _Outcome()
+        parsed = parse_session(main_file)
+        if isinstance(parsed, ParseFailure):
+            return _Outcome(failure=SkippedFile(str(main_file), parsed.code, parsed.reason))
+        return _record(library, parsed, llm)
+
+
+@contextmanager
+def session_lock(folder: Path, key: str) -> Iterator[None]:
+    """An exclusive lock per session file, across processes (hook workers, manual ingest)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / (hashlib.sha256(key.encode()).hexdigest()[:24] + ".lock")
+    with path.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+# -- unchanged? ------------------------------------------------------------------------------
+
+
+def _file_record(path: Path) -> dict[str, Any]:
+    stat = path.stat()
+    return {
+        "path": str(path),
+        "size": stat.st_size,
+        "mtime_ns": stat.st_mtime_ns,
+        "sha256": _sha256(path),
+    }
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _unchanged(library: Library, main_file: Path) -> bool:
+    """True when every file of the session is as last ingested (and no subagent file is new).
+    Size and mtime decide first; a touched but identical file is confirmed by hash."""
+    with library.db.read() as conn:
+        row = conn.execute(
+            "SELECT session_id FROM session_files WHERE path=?", (str(main_file),)
+        ).fetchone()
+        if row is None:
+            return False
+        known = {
+            r[0]: r
+            for r in conn.execute(
+                "SELECT path, size, mtime_ns, sha256 FROM session_files WHERE session_id=?",
+                (row[0],),
+            )
+        }
+    current = [main_file, *subagent_files(main_file, row[0])]
+    if {str(p) for p in current} != set(known):
+        return False
+    for path in current:
+        _, size, mtime_ns, sha = known[str(path)]
+        try:
+            stat = path.stat()
+        except OSError:
+            return False
+        if stat.st_size != size:
+            return False
+        if stat.st_mtime_ns != mtime_ns and _sha256(path) != sha:
+            return False
+    return True
+
+
+# -- recording -------------------------------------------------------------------------------
+
+
+def _extract(
+    parsed: ParsedSession, llm: LlmClient | None
+) -> tuple[list[ExtractedNode], list[ExtractedEdge], list[str]]:
+    warm = extract_warm(parsed)
+    nodes, edges, problems = list(warm.nodes), list(warm.edges), list(warm.problems)
+    if llm is not None:
+        from store.ingest.cold import extract_cold
+
+        cold = extract_cold(parsed, llm)
+        nodes += cold.nodes
+        edges += cold.edges
+        problems += list(cold.problems)
+    return nodes, edges, problems
+
+
+def _record(library: Library, parsed: ParsedSession, llm: LlmClient | None) -> _Outcome:
+    nodes, edges, problems = _extract(parsed, llm)
+    sid = parsed.session_id
+    candidates = [_candidate(library, parsed, n) for n in nodes]
+    with library.db.read() as conn:
+        known = _known_ids(conn, [c["node_id"] for c in candidates])
+    fresh = [c for c in candidates if c["node_id"] not in known]
+    decisions, dedup_problem = _dedup(library, parsed.project, fresh)
+    if dedup_problem:
+        problems.append(dedup_problem)
+    winners = {c["node_id"]: into or c["node_id"] for c, into, _ in decisions}
+    _attach_edges(fresh, edges, sid, winners, known)
+    messages_blob = _archive(parsed.messages)
+    files = [_file_record(Path(f)) for f in parsed.files]
+    with library.db.write() as conn:
+        digest = _store_blob(conn, messages_blob)
+        library.append_event(
+            conn,
+            "session.ingested",
+            f"session:{sid}",
+            _session_payload(library, parsed, digest, files),
+        )
+        merged = 0
+        for candidate, into, replaces in decisions:
+            if into:
+                library.append_event(
+                    conn,
+                    "node.merged",
+                    f"node:{into}",
+                    {"into": into, "merged": candidate["node_id"], "node": candidate},
+                )
+                merged += 1
+                continue
+            library.append_event(
+                conn, "node.extracted", f"node:{candidate['node_id']}", {"node": candidate}
+            )
+            if replaces:
+                library.append_event(
+                    conn,
+                    "node.merged",
+                    f"node:{candidate['node_id']}",
+                    {"into": candidate["node_id"], "merged": replaces},
+                )
+                merged += 1
+    added = sum(1 for _, into, _ in decisions if not into)
+    return _Outcome(
+        ingested=True,
+        added=added,
+        merged=merged,
+        skipped=dict(parsed.skipped),
+        problems=[f"{sid}: {p}" for p in problems],
+    )
+
+
+def _candidate(library: Library, parsed: ParsedSession, node: ExtractedNode) -> dict[str, Any]:
+    return {
+        "node_id": node_id(parsed.session_id, node.key),
+        "session_id": parsed.session_id,
+        "project": parsed.project,
+        "type": node.type,
+        "summary": redact(node.summary),
+        "evidence": redact(node.evidence),
+        "file": node.file,
+        "line_start": node.line_start,
+        "line_end": node.line_end,
+        "confidence": round(float(node.confidence), 4),
+        "scope": "PROJECT",
+        "tier": node.tier,
+        "strategy": node.strategy,
+        "developer": library.actor,
+        "key": node.key,
+        "edges_in": [],
+    }
+
+
+def _known_ids(conn: sqlite3.Connection, ids: list[str]) -> set[str]:
+    known: set[str] = set()
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        known |= {
+            r[0]
+            for r in conn.execute(f"SELECT node_id FROM nodes WHERE node_id IN ({marks})", chunk)
+        }
+    return known
+
+
+def _attach_edges(
+    fresh: list[dict[str, Any]],
+    edges: list[ExtractedEdge],
+    sid: str,
+    winners: dict[str, str],
+    known: set[str],
+) -> None:
+    """Edges go into the target's payload; endpoints that were merged point at the winner."""
+    by_id = {c["node_id"]: c for c in fresh}
+    for edge in edges:
+        source = node_id(sid, edge.source)
+        target = node_id(sid, edge.target)
+        source = winners.get(source, source)
+        target = winners.get(target, target)
+        if (
+            source == target
+            or target not in by_id
+            or (source not in winners and source not in known)
+        ):
+            continue
+        entry = {"source": source, "type": edge.type}
+        if entry not in by_id[target]["edges_in"]:
+            by_id[target]["edges_in"].append(entry)
+
+
+def _archive(messages: Sequence[TranscriptMessage]) -> str:
+    rows = [
+        [
+            m.index,
+            m.file,
+            m.line_start,
+            m.line_end,
+            m.role,
+            m.kind,
+            redact(_message_text(m))[:ARCHIVE_CHARS],
+            m.timestamp,
+            int(any(r.is_error for r in m.tool_results)),
+        ]
+        for m in messages
+    ]
+    return json.dumps(rows, ensure_ascii=False)
+
+
+def _message_text(message: TranscriptMessage) -> str:
+    parts = [message.text] if message.text else []
+    parts += [f"[{u.name}] {u.input_text}" for u in message.tool_uses]
+    parts += [("[error] " if r.is_error else "[result] ") + r.text for r in message.tool_results]
+    return "\n".join(parts)
+
+
+def _store_blob(conn: sqlite3.Connection, text: str) -> str:
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    conn.execute("INSERT OR IGNORE INTO blobs(hash, text) VALUES (?,?)", (digest, text))
+    return digest
+
+
+def _session_payload(
+    library: Library, parsed: ParsedSession, digest: str, files: list[dict[str, Any]]
+) -> dict[str, Any]:
+    return {
+        "session_id": parsed.session_id,
+        "project": parsed.project,
+        "branch": parsed.branch,
+        "client_version": parsed.client_version,
+        "started_at": parsed.started_at,
+        "ended_at": parsed.ended_at,
+        "turns": parsed.turns,
+        "tool_calls": parsed.tool_calls,
+        "errors": parsed.errors,
+        "compactions": parsed.compactions,
+        "skills_used": list(parsed.skills_used),
+        "skipped": dict(parsed.skipped),
+        "developer": library.actor,
+        "messages_hash": digest,
+        "files": files,
+    }
+
+
+# -- dedup -----------------------------------------------------------------------------------
+
+
+def _dedup(
+    library: Library, project: str, fresh: list[dict[str, Any]]
+) -> tuple[list[tuple[dict[str, Any], str, str]], str]:
+    """(candidate, merged into (or ""), stored node it replaces (or "")) in insertion order.
+
+    The higher confidence wins. A stored node that a reviewer already decided always wins:
+    a new, pending duplicate never overrides a human decision.
+    """
+    if not fresh:
+        return [], ""
+    with library.db.read() as conn:
+        stored = conn.execute(
+            "SELECT node_id, type, summary, confidence, status FROM nodes WHERE project=?"
+            " AND status IN ('pending', 'approved', 'rejected')",
+            (project,),
+        ).fetchall()
+    try:
+        vectors = _node_vectors(
+            library,
+            [node_text(r[1], r[2]) for r in stored]
+            + [node_text(c["type"], c["summary"]) for c in fresh],
+        )
+    except EmbeddingError as exc:
+        return [(c, "", "") for c in fresh], f"dedup skipped: {exc}"
+    pool = [(r[0], float(r[3]), r[4] != "pending") for r in stored]  # id, confidence, decided
+    pool_vectors = list(vectors[: len(stored)])
+    decisions: dict[str, tuple[str, str]] = {}
+    order = sorted(range(len(fresh)), key=lambda i: (-fresh[i]["confidence"], fresh[i]["key"]))
+    for i in order:
+        candidate, vector = fresh[i], vectors[len(stored) + i]
+        match = _best_match(vector, pool_vectors)
+        into = replaces = ""
+        if match is not None:
+            other_id, other_conf, decided = pool[match]
+            if decided or other_conf >= candidate["confidence"] or other_id in decisions:
+                into = other_id
+            else:
+                replaces = other_id
+                pool[match] = (candidate["node_id"], candidate["confidence"], False)
+                pool_vectors[match] = vector
+        if not into and not replaces:
+            pool.append((candidate["node_id"], candidate["confidence"], False))
+            pool_vectors.append(vector)
+        decisions[candidate["node_id"]] = (into, replaces)
+    ordered = sorted(fresh, key=lambda c: (c["file"], c["line_start"], c["key"]))
+    return [(c, *decisions[c["node_id"]]) for c in ordered], ""
+
+
+def _best_match(vector: np.ndarray[Any, Any], pool: list[np.ndarray[Any, Any]]) -> int | None:
+    if not pool:
+        return None
+    sims = np.vstack(pool) @ vector
+    best = int(np.argmax(sims))
+    return best if float(sims[best]) >= DEDUP_THRESHOLD else None
+
+
+def _node_vectors(library: Library, texts: list[str]) -> np.ndarray[Any, Any]:
+    """Normalised vectors for texts, embedded once each and cached by (model, text hash)."""
+    from store.skills.surface import text_hash
+
+    hashes = [text_hash(t) for t in texts]
+    library.embed_missing(dict(zip(hashes, texts, strict=True)))
+    found = library.cached_vectors(set(hashes))
+    return np.vstack([found[h] for h in hashes]) if hashes else np.zeros((0, 384))
