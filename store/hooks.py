@@ -17,9 +17,8 @@ import subprocess
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 QUEUE = "queue.jsonl"
 #: Hook events the librarian installs, and the `librarian hook` action each one runs.
@@ -131,8 +130,7 @@ def pending_count(spool: Path) -> int:
 # -- settings.json ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class SettingsChange:
+class SettingsChange(NamedTuple):
     path: Path
     diff: str
     changed: bool

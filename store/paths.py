@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-
-import platformdirs
 
 APP_NAME = "skill-librarian"
 ENV_HOME = "LIBRARIAN_HOME"
@@ -22,19 +19,32 @@ def resolve_library_dir(
         return Path(explicit).expanduser().resolve()
     if environ.get(ENV_HOME):
         return Path(environ[ENV_HOME]).expanduser().resolve()
+    return _user_data_dir()
+
+
+def _user_data_dir() -> Path:
+    # Imported here: the Stop hook resolves an explicit --library and must start fast.
+    import platformdirs
+
     return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False)).resolve()
 
 
 def default_demo_dir() -> Path:
     """The demo library lives apart from the user's real one."""
-    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False)).resolve() / "demo"
+    return _user_data_dir() / "demo"
 
 
-@dataclass(frozen=True)
 class LibraryPaths:
     """The files and folders inside one library directory."""
 
-    root: Path
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, LibraryPaths) and other.root == self.root
+
+    def __hash__(self) -> int:
+        return hash(self.root)
 
     @property
     def db(self) -> Path:
