@@ -29,6 +29,9 @@ BUDGETS: dict[tuple[str, str], float] = {
     ("suggest", "p95_ms"): 50.0,
     ("suggest", "batch_150_seconds"): 10.0,
     ("app", "interactive_seconds"): 1.5,
+    ("ingest", "warm_mb_per_second"): 10.0,  # a floor, like recall
+    ("ingest", "reingest_unchanged_ms"): 50.0,
+    ("ingest", "hook_stop_ms"): 200.0,
     ("routing", "recall@1"): 0.85,
     ("routing", "recall@10"): 0.98,
 }
@@ -63,6 +66,7 @@ def run_bench(
         "scan": lambda: _bench_scan(work, sizes["scan"]),
         "suggest": lambda: _bench_suggest(work, sizes["suggest"]),
         "app": lambda: _bench_app(work, sizes["suggest"]),
+        "ingest": lambda: _bench_ingest(work),
         "routing": lambda: _bench_routing(work),
     }
     results: dict[str, Any] = {
@@ -88,7 +92,8 @@ def _check(results: dict[str, Any]) -> dict[str, bool]:
     for (section, field), limit in BUDGETS.items():
         value = results.get(section, {}).get(field)
         if isinstance(value, int | float):
-            ok = value >= limit if field.startswith("recall") else value <= limit
+            floor = field.startswith("recall") or field.endswith("per_second")
+            ok = value >= limit if floor else value <= limit
             verdict[f"{section}.{field}"] = ok
     return verdict
 
@@ -184,6 +189,38 @@ def _bench_app(work: Path, count: int) -> dict[str, Any]:
     return _json_from([sys.executable, "-m", "app.bench_app", library], timeout=600)
 
 
+def _bench_ingest(work: Path) -> dict[str, Any]:
+    from store.synthetic import synthetic_session
+
+    session = work / "sessions" / "bench-session.jsonl"
+    synthetic_session(session, 1 << 20)
+    library = work / "ingest-lib"
+    shutil.rmtree(library, ignore_errors=True)
+    result = _child("child-ingest", str(library), str(session))
+    result["hook_stop_ms"] = _hook_ms(library, session)
+    return result
+
+
+def _hook_ms(library: Path, session: Path, runs: int = 7) -> float:
+    """Median wall time of the whole `librarian hook stop` process, as Claude Code runs it."""
+    payload = json.dumps(
+        {"session_id": "bench-session", "transcript_path": str(session), "hook_event_name": "Stop"}
+    )
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run(
+            [sys.executable, "-m", "app", "--library", str(library), "hook", "stop"],
+            input=payload,
+            text=True,
+            capture_output=True,
+            check=False,
+            timeout=60,
+        )
+        times.append((time.perf_counter() - started) * 1000)
+    return round(statistics.median(times), 1)
+
+
 def _bench_routing(work: Path) -> dict[str, Any]:
     corpus = Path(
         os.environ.get("LIBRARIAN_CORPUS", Path(__file__).parents[2] / "shared" / "corpus")
@@ -257,6 +294,46 @@ def child_index(library_dir: str) -> dict[str, Any]:
         return {"build_seconds": round(seconds, 2), "surfaces": lib.index.count}
 
 
+def child_ingest(library_dir: str, session_file: str) -> dict[str, Any]:
+    from store.ingest.transcript import parse_session
+    from store.ingest.warm import extract_warm
+    from store.library import Library
+    from store.models import ParseFailure
+
+    path = Path(session_file)
+    size_mb = path.stat().st_size / (1 << 20)
+    runs = []
+    for _ in range(5):
+        started = time.perf_counter()
+        parsed = parse_session(path)
+        if isinstance(parsed, ParseFailure):
+            raise RuntimeError(f"bench session did not parse: {parsed.reason}")
+        extract_warm(parsed)
+        runs.append(time.perf_counter() - started)
+    warm = statistics.median(runs)
+    with Library(Path(library_dir)) as lib:
+        started = time.perf_counter()
+        first = lib.ingest([path])
+        full = time.perf_counter() - started
+        events = lib.last_seq()
+        again = []
+        for _ in range(5):
+            started = time.perf_counter()
+            lib.ingest([path])
+            again.append((time.perf_counter() - started) * 1000)
+        unchanged_writes = lib.last_seq() - events
+    return {
+        "session_mb": round(size_mb, 2),
+        "warm_ms": round(warm * 1000, 1),
+        "warm_mb_per_second": round(size_mb / warm, 1),
+        "first_ingest_seconds_with_embeddings": round(full, 2),
+        "nodes_added": first.nodes_added,
+        "nodes_merged": first.nodes_merged,
+        "reingest_unchanged_ms": round(statistics.median(again), 1),
+        "reingest_unchanged_writes": unchanged_writes,
+    }
+
+
 def child_routing(library_dir: str, skills: str) -> dict[str, Any]:
     from store.evaluation import evaluate, load_queries
     from store.library import Library
@@ -274,6 +351,7 @@ _CHILDREN: dict[str, Callable[..., dict[str, Any]]] = {
     "child-suggest": child_suggest,
     "child-index": child_index,
     "child-routing": child_routing,
+    "child-ingest": child_ingest,
 }
 
 if __name__ == "__main__":

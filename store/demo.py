@@ -11,6 +11,7 @@ from store.library import Clock, Library
 from store.models import ScanReport
 
 DEMO_SKILLS = Path(__file__).parent / "demo_skills"
+DEMO_SESSIONS = Path(__file__).parent / "demo_sessions"
 #: A later edit to this skill gives the demo a second version to show.
 EDITED_SKILL = "kubernetes-rollout"
 EDIT = """
@@ -34,6 +35,7 @@ def build_demo(target: Path, fresh: bool = False, clock: Clock | None = None) ->
         report = library.scan()
         if first_time:
             _tell_a_story(library, skills_dir)
+            _ingest_sessions(library, target / "demo-transcripts")
     return report
 
 
@@ -45,3 +47,24 @@ def _tell_a_story(library: Library, skills_dir: Path) -> None:
     library.change_status(
         "k8s-rollback-v1", "skill.deprecated", "superseded by kubernetes-rollback"
     )
+
+
+def _ingest_sessions(library: Library, folder: Path) -> None:
+    """Ingest the shipped transcripts and record a few review decisions, so the queue, the
+    DAG and the audit trail all have something to show."""
+    if not DEMO_SESSIONS.is_dir():
+        return
+    shutil.copytree(
+        DEMO_SESSIONS, folder, ignore=shutil.ignore_patterns("*.md"), dirs_exist_ok=True
+    )
+    library.ingest([folder])
+    solutions = library.nodes(status="pending", type_="SOLUTION", order="session")
+    if solutions:
+        library.review("approve", [n.node_id for n in solutions[:3]])
+    loads = library.nodes(status="pending", type_="CONTEXT_LOAD", order="session")
+    if loads:
+        library.review(
+            "reject",
+            [loads[0].node_id],
+            reason="loading a skill is not a reasoning step worth keeping",
+        )

@@ -155,3 +155,105 @@ def write_skills(root: Path, count: int, seed: int = 7) -> list[Path]:
             path.write_text(text, encoding="utf-8")
         paths.append(path)
     return paths
+
+
+THOUGHTS = (
+    "I think the {obj} come from the {area} client. Let me check the configuration.",
+    "Let me look at the {area} logs around the failure.",
+    "That didn't work, same error in the {area} tests.",
+    "Let's try a different approach: instead of patching {obj}, isolate the {area} calls.",
+    "I found that the {area} retry wraps {obj} twice.",
+    "The root cause was a missing timeout in the {area} adapter. Fixed: tests pass now.",
+    "Reading the {area} module to understand how {obj} are created.",
+)
+
+
+def synthetic_session(
+    path: Path, target_bytes: int, seed: int = 11, session_id: str = "bench-session"
+) -> int:
+    """Write a Claude Code-shaped session of about `target_bytes`; returns records written."""
+    import json
+
+    rng = random.Random(seed)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    count = 0
+    with path.open("w", encoding="utf-8") as out:
+        while out.tell() < target_bytes:
+            area, obj = rng.choice(AREAS), rng.choice(OBJECTS)
+            for record in _exchange(session_id, count, area, obj, rng):
+                out.write(json.dumps(record) + "\n")
+                count += 1
+    return count
+
+
+def _exchange(sid: str, n: int, area: str, obj: str, rng: random.Random) -> list[dict[str, object]]:
+    base = {
+        "sessionId": sid,
+        "cwd": f"/work/{area}",
+        "gitBranch": "main",
+        "version": "2.1.39",
+        "userType": "external",
+        "isSidechain": False,
+        "parentUuid": None,
+        "timestamp": f"2026-10-{1 + n % 28:02d}T10:00:00.000Z",
+    }
+    thought = rng.choice(THOUGHTS).format(area=area, obj=obj)
+    failing = rng.random() < 0.3
+    output = (
+        "Traceback (most recent call last):\n  ...\nTimeoutError: pool exhausted\n" * 3
+        if failing
+        else "ok\n" * rng.randint(5, 60)
+    )
+    return [
+        {
+            **base,
+            "type": "user",
+            "uuid": f"u{n}",
+            "message": {"role": "user", "content": f"Please look into the {obj} in {area}."},
+        },
+        {
+            **base,
+            "type": "assistant",
+            "uuid": f"a{n}",
+            "message": {
+                "id": f"m{n}",
+                "role": "assistant",
+                "type": "message",
+                "content": [{"type": "text", "text": thought}],
+            },
+        },
+        {
+            **base,
+            "type": "assistant",
+            "uuid": f"b{n}",
+            "message": {
+                "id": f"m{n}",
+                "role": "assistant",
+                "type": "message",
+                "content": [
+                    {
+                        "type": "tool_use",
+                        "id": f"t{n}",
+                        "name": "Bash",
+                        "input": {"command": f"pytest tests/{area} -x"},
+                    }
+                ],
+            },
+        },
+        {
+            **base,
+            "type": "user",
+            "uuid": f"r{n}",
+            "message": {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": f"t{n}",
+                        "content": output,
+                        "is_error": failing,
+                    }
+                ],
+            },
+        },
+    ]

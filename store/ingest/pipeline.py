@@ -199,14 +199,14 @@ def _unchanged(library: Library, main_file: Path) -> bool:
 
 
 def _extract(
-    parsed: ParsedSession, llm: LlmClient | None
+    library: Library, parsed: ParsedSession, llm: LlmClient | None
 ) -> tuple[list[ExtractedNode], list[ExtractedEdge], list[str]]:
     warm = extract_warm(parsed)
     nodes, edges, problems = list(warm.nodes), list(warm.edges), list(warm.problems)
     if llm is not None:
-        from store.ingest.cold import extract_cold
+        from store.ingest.cold import cold_settings, extract_cold
 
-        cold = extract_cold(parsed, llm)
+        cold = extract_cold(parsed, llm, **cold_settings(library.config))
         nodes += cold.nodes
         edges += cold.edges
         problems += list(cold.problems)
@@ -214,7 +214,7 @@ def _extract(
 
 
 def _record(library: Library, parsed: ParsedSession, llm: LlmClient | None) -> _Outcome:
-    nodes, edges, problems = _extract(parsed, llm)
+    nodes, edges, problems = _extract(library, parsed, llm)
     sid = parsed.session_id
     candidates = [_candidate(library, parsed, n) for n in nodes]
     with library.db.read() as conn:

@@ -1,0 +1,286 @@
+"""Ingest end to end through the real library: sessions, nodes, dedup, idempotency, review,
+audit, the spool worker, and hostile files."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from store import hooks
+from store.library import Library
+from store.review import ReviewError
+from store.verify import verify
+
+SECRET = "AKIA" + "Q7XZ3MB2K9TR4WLE"
+
+
+class Transcript:
+    """Writes Claude Code-shaped JSONL records (one session) line by line."""
+
+    def __init__(self, path: Path, session: str, cwd: str, branch: str = "main") -> None:
+        self.path, self.session, self.cwd, self.branch = path, session, cwd, branch
+        self.count = 0
+        path.parent.mkdir(parents=True, exist_ok=True)
+
+    def _envelope(self, kind: str) -> dict[str, Any]:
+        self.count += 1
+        return {
+            "type": kind,
+            "uuid": f"{self.session}-{self.count}",
+            "parentUuid": None,
+            "sessionId": self.session,
+            "cwd": self.cwd,
+            "gitBranch": self.branch,
+            "version": "2.1.39",
+            "userType": "external",
+            "isSidechain": False,
+            "timestamp": f"2026-10-2{self.count % 9}T10:{self.count % 60:02d}:00.000Z",
+        }
+
+    def _write(self, record: dict[str, Any]) -> None:
+        with self.path.open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps(record) + "\n")
+
+    def prompt(self, text: str) -> Transcript:
+        self._write({**self._envelope("user"), "message": {"role": "user", "content": text}})
+        return self
+
+    def say(self, text: str) -> Transcript:
+        record = self._envelope("assistant")
+        record["message"] = {
+            "id": f"msg-{self.count}",
+            "type": "message",
+            "role": "assistant",
+            "content": [{"type": "text", "text": text}],
+        }
+        self._write(record)
+        return self
+
+    def tool(self, name: str, command: str, result: str, is_error: bool = False) -> Transcript:
+        call = self._envelope("assistant")
+        tool_id = f"toolu_{self.count}"
+        call["message"] = {
+            "id": f"msg-{self.count}",
+            "type": "message",
+            "role": "assistant",
+            "content": [
+                {"type": "tool_use", "id": tool_id, "name": name, "input": {"command": command}}
+            ],
+        }
+        self._write(call)
+        answer = self._envelope("user")
+        answer["message"] = {
+            "role": "user",
+            "content": [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": tool_id,
+                    "content": result,
+                    "is_error": is_error,
+                }
+            ],
+        }
+        self._write(answer)
+        return self
+
+
+def debugging_session(
+    folder: Path, session: str = "s-one", cwd: str = "/work/payments", branch: str = "fix/pool"
+) -> Transcript:
+    t = Transcript(folder / f"{session}.jsonl", session, cwd, branch)
+    t.prompt("The integration tests fail with a connection pool timeout under load.")
+    t.say("I think the pool is too small for the test workers. Let me check the settings.")
+    t.tool(
+        "Bash",
+        "pytest tests/integration -x",
+        f"FAILED tests/integration/test_pay.py - TimeoutError: pool exhausted\nenv: {SECRET}",
+        is_error=True,
+    )
+    t.say(
+        "That didn't work, same error. Let's try a different approach: instead of raising "
+        "the pool size, close sessions in the fixture teardown."
+    )
+    t.tool("Bash", "pytest tests/integration -x", "42 passed in 3.1s")
+    t.say(
+        "The root cause was a fixture that never closed its database session. Fixed: "
+        "tests pass now."
+    )
+    return t
+
+
+def events(library: Library) -> int:
+    return int(library.db.conn.execute("SELECT count(*) FROM events").fetchone()[0])
+
+
+@pytest.fixture
+def library(make_library) -> Library:
+    lib: Library = make_library()
+    return lib
+
+
+def test_ingest_records_session_nodes_edges(library: Library, tmp_path: Path) -> None:
+    debugging_session(tmp_path / "projects" / "-work-misleading-name")
+    report = library.ingest([tmp_path / "projects"])
+    assert (report.files, report.ingested, len(report.failed)) == (1, 1, 0)
+    session = library.session("s-one")
+    assert session.project == "/work/payments"  # from cwd, not the folder name
+    assert session.branch == "fix/pool"
+    assert session.errors == 1
+    nodes, edges = library.session_graph("s-one")
+    types = {n.type for n in nodes}
+    assert {"DEAD_END", "SOLUTION"} <= types
+    assert all(n.status == "pending" and n.scope == "PROJECT" for n in nodes)
+    assert any(e.type == "resolved" for e in edges)
+    assert report.nodes_added == len(nodes)
+    assert verify(library).ok
+
+
+def test_secrets_are_redacted_in_nodes_and_archive(library: Library, tmp_path: Path) -> None:
+    debugging_session(tmp_path / "p")
+    library.ingest([tmp_path / "p"])
+    stored = library.db.conn.execute(
+        "SELECT group_concat(evidence || summary, ' ') FROM nodes"
+    ).fetchone()[0]
+    archive = library.db.conn.execute(
+        "SELECT group_concat(text, ' ') FROM session_messages"
+    ).fetchone()[0]
+    assert SECRET not in stored
+    assert SECRET not in archive
+    assert "pool exhausted" in archive
+
+
+def test_reingest_unchanged_writes_nothing(library: Library, tmp_path: Path) -> None:
+    t = debugging_session(tmp_path / "p")
+    library.ingest([tmp_path / "p"])
+    before = events(library)
+    again = library.ingest([tmp_path / "p"])
+    assert (again.ingested, again.unchanged) == (0, 1)
+    os.utime(t.path, ns=(1, 1))  # touched, same content: still unchanged
+    assert library.ingest([tmp_path / "p"]).unchanged == 1
+    assert events(library) == before
+
+
+def test_grown_transcript_adds_only_new_nodes(library: Library, tmp_path: Path) -> None:
+    t = debugging_session(tmp_path / "p")
+    library.ingest([tmp_path / "p"])
+    first = {n.node_id: n for n in library.nodes()}
+    t.say("I suspect the retry decorator also leaks connections. Let me check the decorator.")
+    grown = library.ingest([tmp_path / "p"])
+    assert grown.ingested == 1
+    after = {n.node_id: n for n in library.nodes()}
+    assert set(first) <= set(after)
+    assert all(after[i] == first[i] for i in first)  # nothing already stored changed
+    assert any(
+        n.type == "HYPOTHESIS" and "decorator" in n.evidence
+        for i, n in after.items()
+        if i not in first
+    )
+    assert library.session("s-one").turns == 1
+
+
+def test_dedup_merges_within_a_project_only(library: Library, tmp_path: Path) -> None:
+    debugging_session(tmp_path / "p", "s-one")
+    debugging_session(tmp_path / "p", "s-two")
+    debugging_session(tmp_path / "p", "s-three", cwd="/work/other")
+    report = library.ingest([tmp_path / "p"])
+    assert report.nodes_merged > 0
+    merged = library.nodes(status="merged")
+    assert merged
+    assert all(m.merged_into and m.project == "/work/payments" for m in merged)
+    winners = {library.node(m.merged_into).project for m in merged}
+    assert winners == {"/work/payments"}
+    assert library.nodes(project="/work/other")  # the other project kept its own copies
+    merged_event = library.db.conn.execute(
+        "SELECT payload FROM events WHERE type='node.merged' LIMIT 1"
+    ).fetchone()[0]
+    assert {"into", "merged"} <= set(json.loads(merged_event))
+    assert verify(library).ok
+
+
+def test_review_decisions_are_audited_and_undoable(library: Library, tmp_path: Path) -> None:
+    debugging_session(tmp_path / "p")
+    library.ingest([tmp_path / "p"])
+    ids = [n.node_id for n in library.nodes(status="pending")]
+    approved = library.review("approve", ids[:2])
+    assert {n.status for n in approved} == {"approved"}
+    assert all(n.decided_by == library.actor for n in approved)
+    rejected = library.review("reject", [ids[2]], reason="too vague")[0]
+    assert (rejected.status, rejected.reason) == ("rejected", "too vague")
+    edited = library.review("edit", [ids[3]], summary="  The fixture   leaked sessions. ")[0]
+    assert edited.summary == "The fixture leaked sessions."
+    assert library.review("scope", [ids[3]])[0].scope == "TEAM"
+    assert library.review("scope", [ids[3]], scope="PROJECT")[0].scope == "PROJECT"
+    audit = library.audit()
+    assert [a.action for a in audit[:2]] == ["rescoped", "rescoped"]
+    assert audit[-1].before == {"status": "pending", "reason": ""}
+    assert audit[-1].after == {"status": "approved", "reason": ""}
+    library.undo_review()  # the last scope change
+    assert library.node(ids[3]).scope == "TEAM"
+    library.undo_review()
+    library.undo_review()  # edit undone
+    assert library.node(ids[3]).summary != "The fixture leaked sessions."
+    library.undo_review()  # reject undone
+    assert library.node(ids[2]).status == "pending"
+    library.undo_review()  # the two approvals were one batch
+    assert {library.node(i).status for i in ids[:2]} == {"pending"}
+    assert library.node(ids[0]).decided_by == ""
+    counts = library.queue_counts()
+    assert counts.pending == len(ids)
+    assert verify(library).ok
+
+
+def test_review_errors_are_clear(library: Library, tmp_path: Path) -> None:
+    debugging_session(tmp_path / "p")
+    library.ingest([tmp_path / "p"])
+    node = library.nodes()[0]
+    with pytest.raises(ReviewError, match="no node 'n_nope'"):
+        library.review("approve", [node.node_id, "n_nope"])
+    assert library.node(node.node_id).status == "pending"  # all or nothing
+    with pytest.raises(ReviewError, match="non-empty summary"):
+        library.review("edit", [node.node_id], summary="   ")
+    with pytest.raises(ReviewError, match="unknown action"):
+        library.review("delete", [node.node_id])
+
+
+def test_context_shows_the_messages_around_the_evidence(library: Library, tmp_path: Path) -> None:
+    debugging_session(tmp_path / "p")
+    library.ingest([tmp_path / "p"])
+    dead_end = library.nodes(type_="DEAD_END")[0]
+    around = library.node_context(dead_end, radius=2)
+    assert any(m.in_range for m in around)
+    assert len(around) <= 5 + (dead_end.line_end - dead_end.line_start)
+
+
+def test_spool_worker_ingests_what_the_hook_queued(library: Library, tmp_path: Path) -> None:
+    t = debugging_session(tmp_path / "p")
+    hooks.enqueue(library.paths.spool, json.dumps({"transcript_path": str(t.path)}), "stop")
+    hooks.enqueue(library.paths.spool, json.dumps({"transcript_path": str(t.path)}), "stop")
+    hooks.enqueue(library.paths.spool, json.dumps({"transcript_path": "/gone.jsonl"}), "stop")
+    report = library.drain_spool()
+    assert (report.sessions, report.ingested, report.failed) == (2, 1, 1)
+    assert hooks.pending_count(library.paths.spool) == 0
+    assert library.session("s-one").turns == 1
+    with hooks.worker_lock(library.paths.spool):
+        assert library.drain_spool().busy
+
+
+def test_hostile_files_are_reported_and_the_rest_ingests(library: Library, tmp_path: Path) -> None:
+    folder = tmp_path / "p"
+    debugging_session(folder)
+    (folder / "binary.jsonl").write_bytes(b"\x00\x01\x02" * 1000)
+    (folder / "empty.jsonl").write_bytes(b"")
+    (folder / "garbage.jsonl").write_text('"a string"\n7\n[1]\nnull\n{"type": null}\n')
+    before = verify(library)
+    report = library.ingest([folder])
+    assert report.ingested == 1
+    assert {Path(f.path).name: f.code for f in report.failed} == {
+        "binary.jsonl": "binary",
+        "empty.jsonl": "empty",
+        "garbage.jsonl": "no_messages",
+    }
+    assert before.ok
+    assert verify(library).ok
