@@ -134,8 +134,8 @@ def _node_decided(conn: sqlite3.Connection, event: Event) -> None:
         ),
     )
     conn.execute(
-        "INSERT INTO audit(seq, ts, actor, action, node_id, before, after, reason)"
-        " VALUES (?,?,?,?,?,?,?,?)",
+        "INSERT INTO audit(seq, ts, actor, action, node_id, before, after, reason, batch)"
+        " VALUES (?,?,?,?,?,?,?,?,?)",
         (
             event.seq,
             event.ts,
@@ -145,6 +145,7 @@ def _node_decided(conn: sqlite3.Connection, event: Event) -> None:
             json.dumps(p["before"], sort_keys=True),
             json.dumps(after, sort_keys=True),
             p.get("reason", ""),
+            p.get("batch", ""),
         ),
     )
 

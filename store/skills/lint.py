@@ -144,6 +144,8 @@ def _describe_sk(m: re.Match[str], text: str) -> _Verdict:
 
 
 _PEM_BODY = re.compile(r"[A-Za-z0-9+/]{40,}")
+_PEM_HEADER = re.compile(r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+_PEM_RUN = re.compile(r"[A-Za-z0-9+/=\s]{0,20000}")  # key material when END is missing
 
 
 def _describe_pem(m: re.Match[str], text: str) -> _Verdict:
@@ -248,7 +250,7 @@ _SECRET_RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         "secret",
-        re.compile(r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----"),
+        _PEM_HEADER,
         _describe_pem,
         ("private key",),
         boundary=False,
@@ -1091,6 +1093,35 @@ def lint_text(relpath: str, text: str) -> list[LintFinding]:
     hits += _control_hits(text)
     hits += _blob_hits(text, lines)
     return _findings(relpath, lines, hits)
+
+
+def secret_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) offsets of the secrets the `secret` rule finds, sorted, not overlapping.
+
+    Key values are the spans lint masks; a private key block spans its body, so the BEGIN and
+    END lines stay readable once the caller blanks the span out.
+    """
+    hits = _secret_hits(_texts(text, text.split("\n")))
+    spans = sorted(h.mask if h.mask is not None else _pem_span(text, h.start) for h in hits)
+    merged: list[tuple[int, int]] = []
+    for start, end in spans:
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def _pem_span(text: str, start: int) -> tuple[int, int]:
+    """The body of the private key block whose BEGIN line starts at `start`."""
+    header = _PEM_HEADER.match(text, start)
+    body_start = header.end() if header else start
+    end = text.find("-----END", body_start, body_start + 20_000)
+    if end < 0:  # no END line: the key material runs to the end of the base64 lines
+        run = _PEM_RUN.match(text, body_start)
+        end = run.end() if run else body_start
+    body = text[body_start:end]
+    return body_start + len(body) - len(body.lstrip()), end - (len(body) - len(body.rstrip()))
 
 
 def lint_skill(files: Iterable[tuple[str, str]]) -> list[LintFinding]:
