@@ -120,6 +120,7 @@ def ingest(
 
 def ingest_file(library: Library, main_file: Path, *, llm: LlmClient | None = None) -> _Outcome:
     """One session; never raises for data problems (they become the outcome's failure)."""
+    main_file = Path(os.path.abspath(main_file))
     with session_lock(library.paths.spool / "locks", str(main_file.resolve())):
         if _unchanged(library, main_file):
             return _Outcome()
