@@ -6,11 +6,16 @@ import argparse
 import os
 import shutil
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 from store.errors import LibrarianError
 from store.paths import LibraryPaths, resolve_library_dir
+
+#: The spooled worker starts this many seconds after the hook, so the hook process exits
+#: without competing for the CPU, and a burst of turns is drained at once.
+WORKER_DELAY = 0.5
 
 
 def add_parsers(sub: Any, add: Any) -> None:
@@ -54,6 +59,12 @@ def add_parsers(sub: Any, add: Any) -> None:
     audit.add_argument("--limit", type=int, default=200)
     hook = add(sub, "hook", "entry point for Claude Code hooks (reads hook JSON on stdin)")
     hook.add_argument("action", choices=["stop", "session-end", "drain"])
+    hook.add_argument(
+        "--delay",
+        type=float,
+        default=0.0,
+        help="drain: wait this long first (lets the hook exit, batches turns)",
+    )
     hooks = add(sub, "hooks", "install or remove the librarian's Claude Code hooks")
     hooks.add_argument("action", choices=["install", "uninstall"])
     where = hooks.add_mutually_exclusive_group()
@@ -166,6 +177,7 @@ def cmd_hook(args: argparse.Namespace) -> int:
     """Claude Code's hook: queue the transcript and return at once, exit 0 whatever happens."""
     root = resolve_library_dir(args.library)
     if args.action == "drain":
+        time.sleep(max(0.0, min(args.delay, 10.0)))
         with _library(args) as library:
             report = library.drain_spool()
         print(
@@ -179,10 +191,8 @@ def cmd_hook(args: argparse.Namespace) -> int:
         raw = sys.stdin.read(4_000_000) if sys.stdin is not None and not sys.stdin.isatty() else ""
         spool = LibraryPaths(root).spool
         if enqueue(spool, raw, args.action):
-            spawn_worker(
-                [sys.executable, "-m", "app", "--library", str(root), "hook", "drain"],
-                spool / "worker.log",
-            )
+            worker = [sys.executable, "-m", "app", "--library", str(root), "hook", "drain"]
+            spawn_worker([*worker, "--delay", str(WORKER_DELAY)], spool / "worker.log")
     except BaseException:
         pass
     return 0
