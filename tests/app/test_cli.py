@@ -120,3 +120,83 @@ def test_config_set_keeps_comments(tmp_path: Path) -> None:
     text = (library / "config.toml").read_text()
     assert "limit = 5" in text
     assert "# How many skills `librarian suggest` returns." in text
+
+
+def test_hook_stop_always_exits_zero_and_queues(tmp_path: Path) -> None:
+    library = tmp_path / "lib"
+    for garbage in ("", "not json", "[" * 50_000, '{"transcript_path": 5}'):
+        result = run(library, "hook", "stop", stdin=garbage)
+        assert result.returncode == 0
+        assert result.stdout == ""
+    from tests.store.test_ingest import debugging_session
+
+    transcript = debugging_session(tmp_path / "projects").path
+    payload = json.dumps(
+        {"session_id": "s-one", "transcript_path": str(transcript), "hook_event_name": "Stop"}
+    )
+    assert run(library, "hook", "stop", stdin=payload).returncode == 0
+    drained = run(library, "hook", "drain")  # waits for the detached worker's lock, or drains
+    assert drained.returncode == 0
+    import time
+
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        sessions = json.loads(run(library, "sessions", "--json").stdout or "[]")
+        if sessions:
+            break
+        time.sleep(0.5)
+    assert [s["session_id"] for s in sessions] == ["s-one"]
+
+
+def test_review_from_the_command_line(tmp_path: Path) -> None:
+    from tests.store.test_ingest import debugging_session
+
+    library = tmp_path / "lib"
+    debugging_session(tmp_path / "projects")
+    assert run(library, "ingest", str(tmp_path / "projects")).returncode == 0
+    nodes = json.loads(run(library, "nodes", "--status", "pending", "--json").stdout)
+    first, second = nodes[0]["node_id"], nodes[1]["node_id"]
+    assert run(library, "review", "approve", first).returncode == 0
+    rejected = run(library, "review", "reject", second, "--reason", "noise", "--json")
+    assert json.loads(rejected.stdout)[0]["status"] == "rejected"
+    audit = json.loads(run(library, "audit", "--json").stdout)
+    assert [a["action"] for a in audit] == ["rejected", "approved"]
+    assert audit[0]["reason"] == "noise"
+    bad = run(library, "review", "approve", "n_missing")
+    assert bad.returncode == 2
+    assert bad.stderr.strip() == "librarian: error: no node 'n_missing'"
+    assert run(library, "nodes", "--type", "bogus").returncode == 2
+    assert "DAG" not in run(library, "session", "s-one").stdout
+    assert "DEAD_END" in run(library, "session", "s-one").stdout
+
+
+def test_hooks_install_and_uninstall(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    settings = home / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text('{"theme": "dark"}')
+    env = {**os.environ, "HOME": str(home), "LIBRARIAN_HOME": str(tmp_path / "lib")}
+    env.pop("CLAUDE_CONFIG_DIR", None)
+
+    def hooks(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "app", "hooks", *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+            check=False,
+        )
+
+    dry = hooks("install", "--dry-run")
+    assert dry.returncode == 0
+    assert "hook stop" in dry.stdout
+    assert json.loads(settings.read_text()) == {"theme": "dark"}
+    assert "installed" in hooks("install").stdout
+    installed = json.loads(settings.read_text())
+    assert installed["theme"] == "dark"
+    assert set(installed["hooks"]) == {"Stop", "SessionEnd"}
+    assert "already up to date" in hooks("install").stdout
+    assert list(settings.parent.glob("settings.json.bak-*"))
+    assert "uninstalled" in hooks("uninstall").stdout
+    assert json.loads(settings.read_text()) == {"theme": "dark"}
