@@ -3,6 +3,7 @@ peak memory and cold starts are real. Large synthetic libraries are cached betwe
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import platform
@@ -219,6 +220,80 @@ def _hook_ms(library: Path, session: Path, runs: int = 7) -> float:
         )
         times.append((time.perf_counter() - started) * 1000)
     return round(statistics.median(times), 1)
+
+
+def review_library(work: Path, count: int) -> Path:
+    """A cached library with `count` pending nodes in one session (through real events)."""
+    from store.library import Library
+
+    library = work / f"review-lib-{count}"
+    marker = library / f".bench-{GENERATOR_VERSION}"
+    if marker.exists():
+        return library
+    shutil.rmtree(library, ignore_errors=True)
+    types = ("HYPOTHESIS", "INVESTIGATION", "DEAD_END", "PIVOT", "SOLUTION", "DISCOVERY")
+    with Library(library) as lib, lib.db.write() as conn:
+        messages = json.dumps(
+            [
+                [
+                    i,
+                    "bench.jsonl",
+                    i + 1,
+                    i + 1,
+                    "assistant",
+                    "text",
+                    f"Message {i}: the pool ran dry again.",
+                    "2026-10-01T00:00:00Z",
+                    0,
+                ]
+                for i in range(count)
+            ]
+        )
+        digest = hashlib.sha256(messages.encode()).hexdigest()
+        conn.execute("INSERT OR IGNORE INTO blobs(hash, text) VALUES (?,?)", (digest, messages))
+        lib.append_event(
+            conn,
+            "session.ingested",
+            "session:bench",
+            {
+                "session_id": "bench",
+                "project": "/work/bench",
+                "branch": "main",
+                "client_version": "2.1.39",
+                "started_at": "2026-10-01T00:00:00Z",
+                "ended_at": "2026-10-01T05:00:00Z",
+                "turns": count // 4,
+                "tool_calls": 0,
+                "errors": 0,
+                "skills_used": [],
+                "skipped": {},
+                "developer": "bench",
+                "messages_hash": digest,
+                "files": [],
+            },
+        )
+        for i in range(count):
+            node = {
+                "node_id": f"n_bench{i:08d}",
+                "session_id": "bench",
+                "project": "/work/bench",
+                "type": types[i % len(types)],
+                "summary": f"Finding {i}: pool exhausted under load in worker {i % 17}",
+                "evidence": f"Message {i}: the pool ran dry again.",
+                "file": "bench.jsonl",
+                "line_start": i + 1,
+                "line_end": i + 1,
+                "confidence": round(0.45 + (i % 4) * 0.1, 2),
+                "scope": "PROJECT",
+                "tier": "warm",
+                "strategy": "keywords",
+                "developer": "bench",
+                "key": str(i),
+                "edges_in": [],
+            }
+            lib.append_event(conn, "node.extracted", f"node:{node['node_id']}", {"node": node})
+    marker.write_text("built\n")
+    return library
 
 
 def _bench_routing(work: Path) -> dict[str, Any]:
