@@ -49,5 +49,67 @@ async def keys_ms(pilot: Any) -> float:
     return round((time.perf_counter() - before) / len(keys) * 1000, 1)
 
 
+async def measure_review(library_dir: Path, decisions: int = 20) -> dict[str, Any]:
+    """Review queue: time to interactive, and approve key -> next node shown (median)."""
+    import statistics
+
+    from app.factory import make_app
+    from store.library import Library
+    from widgets.node_detail import NodeDetailView
+    from widgets.node_table import NodeTable
+
+    with Library(library_dir) as library:
+        app = make_app(library, watch=False, warm=False)
+        async with app.run_test(size=(160, 48)) as pilot:
+            await app.action_view("review")
+            table = app.screen.query_one(NodeTable)
+            while not table.rows:
+                await pilot.pause(0.01)
+            ready = time.perf_counter() - STARTED
+            detail = app.screen.query_one(NodeDetailView)
+            await pilot.pause(0.3)
+            latencies = []
+            for _ in range(decisions):
+                latencies.append(await _approve_latency(pilot, table, detail))
+            pending = len(table.rows)
+    return {
+        "interactive_seconds": round(ready, 3),
+        "rows": pending,
+        "approve_to_next_ms_median": round(statistics.median(latencies), 1),
+        "approve_to_next_ms_max": round(max(latencies), 1),
+    }
+
+
+async def _approve_latency(pilot: Any, table: Any, detail: Any) -> float:
+    """Milliseconds from the approve key until the next node is under the cursor and shown in
+    the detail pane (a poller sees it; Pilot's own idle waiting is not counted)."""
+    before = table.current.node_id
+    seen: list[float] = []
+
+    async def watch() -> None:
+        while True:
+            current = table.current
+            shown = detail.node
+            if (
+                current is not None
+                and current.node_id != before
+                and shown is not None
+                and shown.node_id == current.node_id
+            ):
+                seen.append(time.perf_counter())
+                return
+            await asyncio.sleep(0.0005)
+
+    watcher = asyncio.create_task(watch())
+    started = time.perf_counter()
+    await pilot.press("a")
+    await asyncio.wait_for(watcher, timeout=10)
+    await pilot.pause()
+    return (seen[0] - started) * 1000
+
+
 if __name__ == "__main__":
-    print(json.dumps(asyncio.run(measure(Path(sys.argv[1])))))
+    if sys.argv[1] == "--review":
+        print(json.dumps(asyncio.run(measure_review(Path(sys.argv[2])))))
+    else:
+        print(json.dumps(asyncio.run(measure(Path(sys.argv[1])))))

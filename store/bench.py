@@ -33,6 +33,8 @@ BUDGETS: dict[tuple[str, str], float] = {
     ("ingest", "warm_mb_per_second"): 10.0,  # a floor, like recall
     ("ingest", "reingest_unchanged_ms"): 50.0,
     ("ingest", "hook_stop_ms"): 200.0,
+    ("review", "interactive_seconds"): 1.0,
+    ("review", "approve_to_next_ms_median"): 50.0,
     ("routing", "recall@1"): 0.85,
     ("routing", "recall@10"): 0.98,
 }
@@ -68,6 +70,7 @@ def run_bench(
         "suggest": lambda: _bench_suggest(work, sizes["suggest"]),
         "app": lambda: _bench_app(work, sizes["suggest"]),
         "ingest": lambda: _bench_ingest(work),
+        "review": lambda: _bench_review(work, sizes["suggest"]),
         "routing": lambda: _bench_routing(work),
     }
     results: dict[str, Any] = {
@@ -294,6 +297,20 @@ def review_library(work: Path, count: int) -> Path:
             lib.append_event(conn, "node.extracted", f"node:{node['node_id']}", {"node": node})
     marker.write_text("built\n")
     return library
+
+
+def _bench_review(work: Path, count: int) -> dict[str, Any]:
+    """The review queue with `count` pending nodes, measured by `app.bench_app --review`."""
+    library = str(review_library(work, count))
+    copy = work / f"review-run-{count}"  # decisions change the library: work on a copy
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(library, copy)
+    try:
+        return _json_from(
+            [sys.executable, "-m", "app.bench_app", "--review", str(copy)], timeout=600
+        )
+    finally:
+        shutil.rmtree(copy, ignore_errors=True)
 
 
 def _bench_routing(work: Path) -> dict[str, Any]:
