@@ -1,4 +1,9 @@
-"""The Textual application: screens by number key, background model load, file watcher."""
+"""The Textual application: screens by number key, background model load, file watcher.
+
+The app opens on the review queue when any node is pending (deciding is the daily work),
+else on the skill library. Counting the queue is a store read, so it runs in a worker and the
+first screen is pushed when the count arrives.
+"""
 
 from __future__ import annotations
 
@@ -11,14 +16,26 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 
 from app.commands import LibrarianCommands
-from app.messages import CatalogChanged, ModelReady, SkillsLoaded
+from app.messages import (
+    CatalogChanged,
+    FirstScreenChosen,
+    ModelReady,
+    NodeOpenRequested,
+    SkillsLoaded,
+)
+from app.screens.review import ReviewScreen
+from app.screens.sessions import SessionsScreen
 from app.screens.skills import SkillsScreen
 from store.embed import EmbeddingError
 from store.library import Library
 from store.text import one_line
 
 #: Number keys in the order of the design; only screens that exist are listed.
-VIEWS: tuple[tuple[str, str, str], ...] = (("3", "skills", "Skills"),)
+VIEWS: tuple[tuple[str, str, str], ...] = (
+    ("1", "review", "Review"),
+    ("2", "sessions", "Sessions"),
+    ("3", "skills", "Skills"),
+)
 
 
 class LibrarianApp(App[int]):
@@ -30,7 +47,15 @@ class LibrarianApp(App[int]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         *(
-            Binding(key, f"view('{mode}')", title, id=f"view.{mode}", tooltip=f"{title} screen")
+            # Kept out of the footer (it holds at most seven keys); `?` and the palette list them.
+            Binding(
+                key,
+                f"view('{mode}')",
+                title,
+                show=False,
+                id=f"view.{mode}",
+                tooltip=f"{title} screen",
+            )
             for key, mode, title in VIEWS
         ),
         Binding(
@@ -59,6 +84,7 @@ class LibrarianApp(App[int]):
         self._stop = threading.Event()
         self._help_visible = False
         self._warming = False
+        self._started = False
 
     @staticmethod
     def views() -> tuple[tuple[str, str, str], ...]:
@@ -68,12 +94,18 @@ class LibrarianApp(App[int]):
         keymap = self.library.config.get("keys") or {}
         if isinstance(keymap, dict):
             self.set_keymap({str(k): str(v) for k, v in keymap.items()})
+        self.install_screen(ReviewScreen(self.library), "review")
+        self.install_screen(SessionsScreen(self.library), "sessions")
         self.install_screen(
             SkillsScreen(self.library, warm=self._warm, show_timings=self._show_timings), "skills"
         )
-        self.push_screen("skills")
+        self.choose_first_screen()
         if self._watch:
             self.watch_roots()
+
+    async def on_first_screen_chosen(self, message: FirstScreenChosen) -> None:
+        if not self._started:  # a number key pressed meanwhile wins
+            await self.action_view(message.mode)
 
     def on_skills_loaded(self, message: SkillsLoaded) -> None:
         """The first rows are on screen: now load the model (off the start-up path)."""
@@ -85,6 +117,15 @@ class LibrarianApp(App[int]):
         self._stop.set()
 
     # -- background work ---------------------------------------------------------------
+
+    @work(thread=True, group="start", exit_on_error=False)
+    def choose_first_screen(self) -> None:
+        """The review queue when anything is pending, else the skill library."""
+        try:
+            pending = self.library.node_count(status="pending")
+        except Exception:  # whatever went wrong, the app still opens (on the skills)
+            pending = 0
+        self.post_message(FirstScreenChosen("review" if pending else "skills"))
 
     @work(thread=True, group="model", exit_on_error=False)
     def warm_up(self) -> None:
@@ -124,13 +165,18 @@ class LibrarianApp(App[int]):
             screen = self.get_screen("skills")
         except KeyError:
             return
-        screen.post_message(message)
+        if screen.is_mounted:  # not shown yet: it loads fresh rows when it is
+            screen.post_message(message)
 
     # -- actions -----------------------------------------------------------------------
 
-    def action_view(self, mode: str) -> None:
-        if self.screen.name != mode:
-            self.switch_screen(mode)
+    async def action_view(self, mode: str) -> None:
+        """Show a screen; returns once it is mounted (so callers can use its widgets)."""
+        if not self._started:
+            self._started = True
+            await self.push_screen(mode)
+        elif self.screen.name != mode:
+            await self.switch_screen(mode)
 
     def action_toggle_help(self) -> None:
         if self._help_visible:
@@ -139,23 +185,42 @@ class LibrarianApp(App[int]):
             self.action_show_help_panel()
         self._help_visible = not self._help_visible
 
-    def _skills_screen(self) -> SkillsScreen:
+    async def _skills_screen(self) -> SkillsScreen:
+        await self.action_view("skills")
         screen = self.get_screen("skills")
         assert isinstance(screen, SkillsScreen)
         return screen
 
-    def action_rescan(self) -> None:
-        self._skills_screen().action_rescan()
+    async def _review_screen(self) -> ReviewScreen:
+        await self.action_view("review")
+        screen = self.get_screen("review")
+        assert isinstance(screen, ReviewScreen)
+        return screen
 
-    def action_focus_task(self) -> None:
-        self._skills_screen().action_focus_task()
+    async def action_rescan(self) -> None:
+        (await self._skills_screen()).action_rescan()
 
-    def action_focus_filter(self) -> None:
-        self._skills_screen().action_focus_filter()
+    async def action_focus_task(self) -> None:
+        (await self._skills_screen()).action_focus_task()
 
-    def show_skill(self, skill_id: int) -> None:
-        self.action_view("skills")
-        self._skills_screen().show_skill(skill_id)
+    async def action_focus_filter(self) -> None:
+        (await self._skills_screen()).action_focus_filter()
+
+    async def show_skill(self, skill_id: int) -> None:
+        (await self._skills_screen()).show_skill(skill_id)
+
+    async def review_command(self, action: str) -> None:
+        """Run a review action (approve, reject, …) on the review screen."""
+        (await self._review_screen()).run_command(action)
+
+    async def on_node_open_requested(self, message: NodeOpenRequested) -> None:
+        (await self._review_screen()).show_node(message.node)
+
+    async def open_session(self, session_id: str) -> None:
+        await self.action_view("sessions")
+        screen = self.get_screen("sessions")
+        assert isinstance(screen, SessionsScreen)
+        screen.open_session(session_id)
 
     @work(thread=True, group="verify", exit_on_error=False)
     def action_verify(self) -> None:

@@ -6,7 +6,17 @@ from dataclasses import dataclass
 
 from textual.message import Message
 
-from store.models import ScanReport, SkillDetail, SkillSummary, Suggestion
+from store.models import (
+    ContextMessage,
+    Edge,
+    Node,
+    QueueCounts,
+    ScanReport,
+    SessionSummary,
+    SkillDetail,
+    SkillSummary,
+    Suggestion,
+)
 
 
 @dataclass
@@ -39,3 +49,82 @@ class ModelReady(Message):
     seconds: float
     ok: bool
     error: str = ""
+
+
+# -- review queue and sessions ----------------------------------------------------------------
+
+
+@dataclass
+class NodesLoaded(Message):
+    """A page of the review queue, for the filters it was asked with."""
+
+    rows: list[Node]
+    total: int  # rows matching the filters (more than `rows` when the list was capped)
+    focus: str | None = None  # put the cursor on this node when it is in `rows`
+    complete: bool = True  # False: a first page, the rest is still to be read
+
+
+@dataclass
+class NodeContextLoaded(Message):
+    node_id: str
+    messages: list[ContextMessage]
+
+
+@dataclass
+class NodesDecided(Message):
+    """A decision was recorded; `nodes` are the nodes as they are now."""
+
+    action: str
+    nodes: list[Node]
+
+
+@dataclass
+class DecisionFailed(Message):
+    """A decision was refused or failed (nothing was written)."""
+
+    action: str
+    node_ids: list[str]
+    error: str  # empty when the failure is reported as a worker error
+
+
+@dataclass
+class DecisionUndone(Message):
+    """The reviewer's last decision was reverted; `nodes` are the nodes as they are now."""
+
+    nodes: list[Node]
+
+
+@dataclass
+class QueueCountsLoaded(Message):
+    counts: QueueCounts
+
+
+@dataclass
+class ProjectsLoaded(Message):
+    projects: list[str]
+
+
+@dataclass
+class SessionsLoaded(Message):
+    rows: list[SessionSummary]
+
+
+@dataclass
+class SessionGraphLoaded(Message):
+    session_id: str
+    nodes: list[Node]
+    edges: list[Edge]
+
+
+@dataclass
+class NodeOpenRequested(Message):
+    """Somebody asked to see a node in the review queue."""
+
+    node: Node
+
+
+@dataclass
+class FirstScreenChosen(Message):
+    """Which screen the app opens on (the review queue when anything is pending)."""
+
+    mode: str

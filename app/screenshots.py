@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import shutil
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -29,10 +30,12 @@ DEMO_DIR = Path("/tmp/skill-librarian-screenshots/demo")
 SIZE = (140, 42)
 #: The app's "now": a day after the demo was built, frozen.
 NOW = "2026-11-03T09:00:00+00:00"
+REVIEWER = {"reviewer.name": "Dana Reviewer", "reviewer.email": "dana@example.com"}
 TASK = "roll back the bad deploy of the payments service"
 FINDING_SKILL = "terraform-plan-review"
-#: Longer than any debounce in the app (the detail pane waits for the cursor to rest).
-QUIET = 2 * DETAIL_DELAY
+#: Longer than any debounce in the app (the detail panes wait for the cursor to rest; the
+#: skills screen's `DETAIL_DELAY` is the longest).
+QUIET = DETAIL_DELAY + 0.02
 
 Steps = Callable[[Pilot[Any]], Awaitable[None]]
 
@@ -69,18 +72,25 @@ async def paste(pilot: Pilot[Any], text: str) -> None:
     await pilot.pause()
 
 
-async def overview(pilot: Pilot[Any]) -> None:
+async def skills(pilot: Pilot[Any]) -> None:
+    """Settle, then the Skills screen (the app opens on the review queue when nodes wait)."""
     await settle(pilot)
+    await pilot.press("3")
+    await settle(pilot)
+
+
+async def overview(pilot: Pilot[Any]) -> None:
+    await skills(pilot)
 
 
 async def filtered(pilot: Pilot[Any]) -> None:
-    await settle(pilot)
+    await skills(pilot)
     await pilot.press("slash", *"migration", "enter")
     await settle(pilot)
 
 
 async def suggested(pilot: Pilot[Any]) -> None:
-    await settle(pilot)
+    await skills(pilot)
     await pilot.press("t")
     await paste(pilot, TASK)  # one ranking instead of one per keystroke
     await settle(pilot)
@@ -89,10 +99,44 @@ async def suggested(pilot: Pilot[Any]) -> None:
 
 
 async def finding(pilot: Pilot[Any]) -> None:
-    await settle(pilot)
+    await skills(pilot)
     app = pilot.app
     assert isinstance(app, LibrarianApp)
-    app.show_skill(app.library.get_skill(FINDING_SKILL).summary.skill_id)
+    await app.show_skill(app.library.get_skill(FINDING_SKILL).summary.skill_id)
+    await settle(pilot)
+
+
+async def review(pilot: Pilot[Any]) -> None:
+    """The review queue as it opens: pending nodes, the first one's evidence and transcript."""
+    await settle(pilot)
+    await pilot.press("1")
+    await settle(pilot)
+
+
+async def review_detail(pilot: Pilot[Any]) -> None:
+    """Nodes about failures, two marked, the detail pane focused on a failed command."""
+    await review(pilot)
+    await pilot.press("slash")
+    await paste(pilot, "failed with")
+    await pilot.press("enter", "m", "m", "d")
+    await settle(pilot)
+
+
+async def sessions(pilot: Pilot[Any]) -> None:
+    await settle(pilot)
+    await pilot.press("2")
+    await settle(pilot)
+
+
+async def session_dag(pilot: Pilot[Any]) -> None:
+    """The session with the most nodes: its DAG with the dead end → solution arcs lit."""
+    await sessions(pilot)
+    app = pilot.app
+    assert isinstance(app, LibrarianApp)
+    biggest = max(app.library.sessions(), key=lambda s: (s.node_count, s.session_id))
+    await app.open_session(biggest.session_id)
+    await settle(pilot)
+    await pilot.press("h", "down", "down", "c")
     await settle(pilot)
 
 
@@ -101,12 +145,24 @@ SHOTS: dict[str, Steps] = {
     "skills-filter.svg": filtered,
     "skills-suggest.svg": suggested,
     "skills-finding.svg": finding,
+    "review.svg": review,
+    "review-detail.svg": review_detail,
+    "sessions.svg": sessions,
+    "session-dag.svg": session_dag,
 }
 
 
 def open_demo(target: Path = DEMO_DIR) -> Library:
-    """Rebuild the demo at `target` and open it with the frozen clock."""
-    build_demo(target, fresh=True, clock=stepping_clock())
+    """Rebuild the demo at `target` and open it with the frozen clock.
+
+    The reviewer is fixed too (else it is git's user: node "developer" lines would differ
+    between machines)."""
+    if target.exists():
+        shutil.rmtree(target)
+    with Library(target) as library:
+        for key, value in REVIEWER.items():
+            library.config.set(key, value)
+    build_demo(target, clock=stepping_clock())
     return Library(target, clock=stepping_clock(NOW, step_seconds=0))
 
 

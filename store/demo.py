@@ -12,6 +12,10 @@ from store.models import ScanReport
 
 DEMO_SKILLS = Path(__file__).parent / "demo_skills"
 DEMO_SESSIONS = Path(__file__).parent / "demo_sessions"
+#: Who reviews in the demo, and the colleague whose earlier decisions are already on record
+#: (so the reviewer's first undo cannot undo somebody else's work).
+DEMO_REVIEWER = ("Dana Reviewer", "dana@example.com")
+DEMO_COLLEAGUE = "Sam Maintainer <sam@example.com>"
 #: A later edit to this skill gives the demo a second version to show.
 EDITED_SKILL = "kubernetes-rollout"
 EDIT = """
@@ -32,6 +36,9 @@ def build_demo(target: Path, fresh: bool = False, clock: Clock | None = None) ->
         shutil.copytree(DEMO_SKILLS, skills_dir, ignore=shutil.ignore_patterns("__pycache__"))
     with Library(target, clock=clock or now_iso) as library:
         library.config.set("skills.roots", json.dumps([str(skills_dir)]))
+        if first_time:  # the person trying the demo reviews as the demo's reviewer
+            library.config.set("reviewer.name", json.dumps(DEMO_REVIEWER[0]))
+            library.config.set("reviewer.email", json.dumps(DEMO_REVIEWER[1]))
         report = library.scan()
         if first_time:
             _tell_a_story(library, skills_dir)

@@ -7,7 +7,9 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -588,7 +590,26 @@ class Library:
         return review.audit(self.db, limit, node_id)
 
     def queue_counts(self) -> QueueCounts:
-        return review.counts(self.db, self.clock()[:10])
+        """Pending nodes, and decisions since the reviewer's local midnight."""
+        now = datetime.fromisoformat(self.clock()).astimezone()
+        midnight = now.replace(hour=0, minute=0, second=0, microsecond=0).astimezone(UTC)
+        return review.counts(self.db, midnight.isoformat(timespec="microseconds"))
+
+    def projects(self) -> list[str]:
+        """Projects that have sessions, alphabetically."""
+        with self.db.read() as conn:
+            return [
+                r[0] for r in conn.execute("SELECT DISTINCT project FROM sessions ORDER BY project")
+            ]
+
+    @contextmanager
+    def acting_as(self, actor: str) -> Iterator[None]:
+        """Record events as someone else for a while (the demo's scripted history)."""
+        previous, self._actor = self._actor, actor
+        try:
+            yield
+        finally:
+            self._actor = previous
 
 
 def _same(row: sqlite3.Row, candidate: Candidate) -> bool:

@@ -349,6 +349,7 @@ class AuditEntry:
     before: dict[str, Any]
     after: dict[str, Any]
     reason: str
+    batch: str = ""  # one id per decision call (a multi-selection shares it)
 
 
 @dataclass(frozen=True)

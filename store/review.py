@@ -126,17 +126,21 @@ def session_graph(db: Database, session_id: str) -> tuple[list[Node], list[Edge]
 
 
 def context(db: Database, node: Node, radius: int = 3) -> list[ContextMessage]:
-    """The archived messages of the node's file around its evidence."""
+    """The archived messages of the node's file around its evidence (a window, by index)."""
     with db.read() as conn:
+        lo, hi = conn.execute(
+            "SELECT min(idx), max(idx) FROM session_messages WHERE session_id=? AND file=?"
+            " AND line_start <= ? AND line_end >= ?",
+            (node.session_id, node.file, node.line_end, node.line_start),
+        ).fetchone()
+        if lo is None:
+            return []
         rows = conn.execute(
             "SELECT idx, file, line_start, line_end, role, kind, text, ts, is_error"
-            " FROM session_messages WHERE session_id=? AND file=? ORDER BY idx",
-            (node.session_id, node.file),
+            " FROM session_messages WHERE session_id=? AND file=? AND idx BETWEEN ? AND ?"
+            " ORDER BY idx",
+            (node.session_id, node.file, lo - radius, hi + radius),
         ).fetchall()
-    hits = [i for i, r in enumerate(rows) if r[2] <= node.line_end and r[3] >= node.line_start]
-    if not hits:
-        return []
-    start, end = max(hits[0] - radius, 0), min(hits[-1] + radius + 1, len(rows))
     return [
         ContextMessage(
             index=r[0],
@@ -148,22 +152,21 @@ def context(db: Database, node: Node, radius: int = 3) -> list[ContextMessage]:
             text=r[6],
             timestamp=r[7],
             is_error=bool(r[8]),
-            in_range=i in hits,
+            in_range=lo <= r[0] <= hi,
         )
-        for i, r in enumerate(rows)
-        if start <= i < end
+        for r in rows
     ]
 
 
-def counts(db: Database, today: str) -> QueueCounts:
-    """Pending now, and decisions whose timestamp starts with `today` (YYYY-MM-DD)."""
+def counts(db: Database, since: str) -> QueueCounts:
+    """Pending now, and approvals/rejections at or after `since` (an ISO timestamp)."""
     with db.read() as conn:
         by_status = dict(
             conn.execute("SELECT status, count(*) FROM nodes GROUP BY status").fetchall()
         )
         decided = conn.execute(
-            "SELECT count(*) FROM audit WHERE ts LIKE ? AND action IN ('approved', 'rejected')",
-            (today + "%",),
+            "SELECT count(*) FROM audit WHERE ts >= ? AND action IN ('approved', 'rejected')",
+            (since,),
         ).fetchone()[0]
     return QueueCounts(
         by_status.get("pending", 0),
@@ -177,12 +180,12 @@ def audit(db: Database, limit: int = 200, node_id: str | None = None) -> list[Au
     where, params = (" WHERE node_id=?", [node_id]) if node_id else ("", [])
     with db.read() as conn:
         rows = conn.execute(
-            f"SELECT seq, ts, actor, action, node_id, before, after, reason"
+            f"SELECT seq, ts, actor, action, node_id, before, after, reason, batch"
             f" FROM audit{where} ORDER BY seq DESC LIMIT ?",
             [*params, limit],
         ).fetchall()
     return [
-        AuditEntry(r[0], r[1], r[2], r[3], r[4], json.loads(r[5]), json.loads(r[6]), r[7])
+        AuditEntry(r[0], r[1], r[2], r[3], r[4], json.loads(r[5]), json.loads(r[6]), r[7], r[8])
         for r in rows
     ]
 

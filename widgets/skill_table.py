@@ -62,6 +62,7 @@ class SkillTable(ScrollView, can_focus=True):
     SkillTable {
         background: $surface;
         scrollbar-gutter: stable;
+        overflow-x: hidden;
     }
     SkillTable > .skill-table--header { background: $panel; color: $text; text-style: bold; }
     SkillTable > .skill-table--cursor { background: $block-cursor-blurred-background; }
@@ -110,7 +111,7 @@ class SkillTable(ScrollView, can_focus=True):
         """Replace the rows, keeping the cursor on the same skill when it is still there."""
         keep = self.current.skill_id if self.current else None
         self._rows = list(rows)
-        self.virtual_size = Size(self.size.width, len(self._rows) + 1)
+        self.virtual_size = Size(self.scrollable_content_region.width, len(self._rows) + 1)
         position = next((i for i, r in enumerate(self._rows) if r.skill_id == keep), 0)
         self.cursor = min(position, max(len(self._rows) - 1, 0))
         self.refresh()
@@ -171,7 +172,7 @@ class SkillTable(ScrollView, can_focus=True):
             self.scroll_to(y=self.cursor - visible + 1, animate=False)
 
     def on_resize(self) -> None:
-        self.virtual_size = Size(self.size.width, len(self._rows) + 1)
+        self.virtual_size = Size(self.scrollable_content_region.width, len(self._rows) + 1)
 
     def on_click(self, event: object) -> None:
         offset = getattr(event, "y", None)
@@ -181,7 +182,7 @@ class SkillTable(ScrollView, can_focus=True):
                 self.cursor = index
 
     def render_line(self, y: int) -> Strip:
-        width = self.size.width
+        width = self.scrollable_content_region.width
         if y == 0:
             style = self.get_component_rich_style("skill-table--header")
             return Strip([Segment(_pad(_header(width), width), style)]).simplify()

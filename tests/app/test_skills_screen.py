@@ -27,6 +27,8 @@ async def pilot(demo_library: Library) -> AsyncIterator[Pilot[int]]:
     app = make_app(demo_library, watch=False, warm=False)
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot)
+        await pilot.press("3")  # the demo has pending nodes, so the app opens on review
+        await settle(pilot)
         yield pilot
 
 

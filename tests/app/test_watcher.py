@@ -26,6 +26,8 @@ async def test_watcher_adds_a_new_skill_to_the_table(demo_library: Library) -> N
     app = make_app(demo_library, watch=True, warm=False)
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot)
+        await pilot.press("3")  # the demo has pending nodes, so the app opens on review
+        await settle(pilot)
         table = app.screen.query_one(SkillTable)
         before = len(table.rows)
 

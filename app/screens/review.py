@@ -1,0 +1,689 @@
+"""The review queue: decide on pending reasoning nodes with their evidence on screen.
+
+Decisions are written by thread workers; the table takes the returned nodes back (a decided
+row leaves a pending-only list) instead of reloading the list. The cursor moves to the next
+pending node as soon as a decision is asked for (the decided rows stay dimmed until the write
+returns), so a reviewer can decide as fast as they read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.timer import Timer
+from textual.widgets import Footer, Header, Input, Label, Select, Static
+from textual.worker import get_current_worker
+
+from app.messages import (
+    DecisionFailed,
+    DecisionUndone,
+    NodeContextLoaded,
+    NodesDecided,
+    NodesLoaded,
+    ProjectsLoaded,
+    QueueCountsLoaded,
+)
+from app.screens.base import LibrarianScreen
+from store.errors import LibrarianError
+from store.library import Library
+from store.models import NODE_TYPES, SCOPES, ContextMessage, Node, QueueCounts
+from store.text import neutralise
+from widgets.node_detail import NodeDetailView
+from widgets.node_table import NodeTable
+
+#: Seconds the cursor must rest on a node before its transcript is loaded.
+CONTEXT_DELAY = 0.06
+#: Seconds typing must pause before the list is read again.
+FILTER_DELAY = 0.08
+#: Rows fetched at most; the status line says when there are more.
+MAX_ROWS = 50_000
+#: Rows fetched first, so the table fills at once however long the queue is.
+FIRST_PAGE = 200
+#: Transcript excerpts kept in memory (a decision then shows the next one at once).
+CONTEXT_CACHE = 256
+ORDERS: tuple[str, ...] = ("oldest", "newest", "confidence", "type", "session")
+ORDER_TITLES = {
+    "oldest": "oldest first",
+    "newest": "newest first",
+    "confidence": "most confident first",
+    "type": "by type",
+    "session": "by session",
+}
+STATUSES: tuple[tuple[str, str], ...] = (
+    ("pending", "pending"),
+    ("approved", "approved"),
+    ("rejected", "rejected"),
+    ("any status", ""),
+)
+ALL = ""
+
+
+class TextPrompt(ModalScreen[str | None]):
+    """One line of text: Enter returns it (possibly empty), Escape returns None."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="prompt.cancel", tooltip="Close, change nothing"),
+    ]
+
+    def __init__(
+        self, title: str, *, value: str = "", placeholder: str = "", hint: str = ""
+    ) -> None:
+        super().__init__()
+        self._title = title
+        self._value = value
+        self._placeholder = placeholder
+        self._hint = hint
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="prompt-box"):
+            yield Label(Text(self._title, style="bold"), id="prompt-title")
+            yield Input(value=self._value, placeholder=self._placeholder, id="prompt-input")
+            yield Label(Text(self._hint, style="dim"), id="prompt-hint")
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class ReviewScreen(LibrarianScreen):
+    """Pending nodes in a table, the selected one's evidence and transcript below it.
+
+    | Key | Action |
+    | --- | --- |
+    | a / x / e / s | approve / reject (asks a reason) / edit the summary / switch scope |
+    | u | undo your last decision (a whole multi-selection at once) |
+    | n | skip to the next pending node |
+    | m, ctrl+a | mark a node, mark all listed (decisions apply to every marked node) |
+    | /, f, S, P, o | filter by words, type, status, this project; change the order |
+    | d, l, esc | to the detail pane, back to the list, clear the filter or the marks |
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "a",
+            "approve",
+            "Approve",
+            id="review.approve",
+            tooltip="Approve the node (or every marked node), then go to the next",
+        ),
+        Binding(
+            "x",
+            "reject",
+            "Reject",
+            id="review.reject",
+            tooltip="Reject the node (or every marked node) with an optional reason",
+        ),
+        Binding("e", "edit", "Edit", id="review.edit", tooltip="Rewrite the node's summary"),
+        Binding(
+            "s",
+            "scope",
+            "Scope",
+            id="review.scope",
+            tooltip="Switch the scope between PROJECT and TEAM (every marked node follows)",
+        ),
+        Binding("u", "undo", "Undo", id="review.undo", tooltip="Undo your last decision"),
+        Binding(
+            "n",
+            "skip",
+            "Skip",
+            show=False,
+            id="review.skip",
+            tooltip="Leave this node pending and go to the next pending one",
+        ),
+        Binding(
+            "slash",
+            "focus_filter",
+            "Filter",
+            show=False,
+            id="review.filter",
+            tooltip="Filter by words in the summary or evidence",
+        ),
+        Binding(
+            "o", "cycle_order", "Order", show=False, id="review.order", tooltip="Change the order"
+        ),
+        Binding(
+            "f",
+            "cycle_type",
+            "Type",
+            show=False,
+            id="review.type",
+            tooltip="Show only one node type (again: the next type, then all)",
+        ),
+        Binding(
+            "S",
+            "cycle_status",
+            "Status",
+            show=False,
+            id="review.status",
+            tooltip="Show pending, approved, rejected or all nodes",
+        ),
+        Binding(
+            "P",
+            "toggle_project",
+            "Project",
+            show=False,
+            id="review.project",
+            tooltip="Show only this node's project (again: every project)",
+        ),
+        Binding(
+            "d",
+            "focus_detail",
+            "Detail",
+            show=False,
+            id="review.detail",
+            tooltip="Scroll the evidence and transcript",
+        ),
+        Binding(
+            "l", "focus_list", "List", show=False, id="review.list", tooltip="Back to the list"
+        ),
+        Binding(
+            "escape",
+            "clear",
+            "Clear",
+            show=False,
+            id="review.clear",
+            tooltip="Clear the filter or the marks",
+        ),
+    ]
+
+    def __init__(self, library: Library) -> None:
+        super().__init__(name="review")
+        self.library = library
+        self._order = ORDERS[0]
+        self._requested: dict[str, Any] | None = None
+        self._want_focus: str | None = None
+        self._counts: QueueCounts | None = None
+        self._total = 0
+        self._projects: list[str] = []
+        self._contexts: dict[str, list[ContextMessage]] = {}
+        self._requested_context: list[str] = []
+        self._context_timer: Timer | None = None
+        self._filter_timer: Timer | None = None
+        self._had_node = True
+        self._projects_asked = False
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Vertical(id="review-body"):
+            with Horizontal(id="review-filters"):
+                yield Input(placeholder="/ filter summary and evidence", id="node-filter")
+                yield Select(
+                    STATUSES, value="pending", allow_blank=False, id="status-filter", compact=True
+                )
+                yield Select(
+                    [("any type", ALL), *((t, t) for t in NODE_TYPES)],
+                    value=ALL,
+                    allow_blank=False,
+                    id="type-filter",
+                    compact=True,
+                )
+                yield Select(
+                    [("any project", ALL)],
+                    value=ALL,
+                    allow_blank=False,
+                    id="project-filter",
+                    compact=True,
+                )
+            yield NodeTable(id="node-table")
+            yield Static(id="review-status")
+            yield NodeDetailView(id="node-detail")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = "Review queue"
+        table = self.query_one(NodeTable)
+        table.set_now(self.library.clock())
+        table.focus()
+        self.reload()
+        self.load_counts()
+
+    # -- workers (thread: the store blocks) ------------------------------------------
+
+    @work(thread=True, exclusive=True, group="review-list", exit_on_error=False)
+    def load_nodes(self, filters: dict[str, Any], focus: str | None, first_page: bool) -> None:
+        """The rows for `filters`. With `first_page` (the table is empty) only a first page
+        is read; the screen asks for the rest once it is drawn (10,000 rows take ~0.1-0.3 s
+        to read, and the reading thread would slow that first frame down)."""
+        worker = get_current_worker()
+        rows = self.library.nodes(**filters, limit=FIRST_PAGE if first_page else MAX_ROWS)
+        complete = len(rows) < (FIRST_PAGE if first_page else MAX_ROWS)
+        total = len(rows)
+        if not complete:
+            total = self.library.node_count(**{k: v for k, v in filters.items() if k != "order"})
+        if worker.is_cancelled:  # a newer filter won: drop stale rows
+            return
+        self.post_message(NodesLoaded(rows, total, focus, complete=complete or not first_page))
+        if first_page and rows:  # the cursor starts on the first row: its transcript too
+            first = rows[0]
+            self.post_message(NodeContextLoaded(first.node_id, self.library.node_context(first)))
+
+    @work(thread=True, exclusive=True, group="review-context", exit_on_error=False)
+    def load_context(self, nodes: list[Node]) -> None:
+        """The transcript around each node (the first is shown, the rest are prefetched)."""
+        for node in nodes:
+            messages = self.library.node_context(node)
+            if get_current_worker().is_cancelled:
+                return
+            self.post_message(NodeContextLoaded(node.node_id, messages))
+
+    @work(thread=True, exclusive=True, group="review-counts", exit_on_error=False)
+    def load_counts(self) -> None:
+        counts = self.library.queue_counts()
+        if not get_current_worker().is_cancelled:
+            self.post_message(QueueCountsLoaded(counts))
+
+    @work(thread=True, exclusive=True, group="review-projects", exit_on_error=False)
+    def load_projects(self) -> None:
+        projects = sorted({s.project for s in self.library.sessions()})
+        self.post_message(ProjectsLoaded(projects))
+
+    @work(thread=True, group="review-write", exit_on_error=False)
+    def write_decision(self, action: str, node_ids: list[str], values: dict[str, str]) -> None:
+        # Not exclusive: every decision is written (the store serialises them).
+        try:
+            nodes = self.library.review(action, node_ids, **values)
+        except LibrarianError as exc:
+            self.post_message(DecisionFailed(action, node_ids, str(exc)))
+            return
+        except Exception:
+            self.post_message(DecisionFailed(action, node_ids, ""))  # reported as a worker error
+            raise
+        self.post_message(NodesDecided(action, nodes))
+
+    @work(thread=True, group="review-write", exit_on_error=False)
+    def write_undo(self) -> None:
+        try:
+            nodes = self.library.undo_review()
+        except LibrarianError as exc:
+            self.post_message(DecisionFailed("undo", [], str(exc)))
+            return
+        self.post_message(DecisionUndone(nodes))
+
+    # -- loading -----------------------------------------------------------------------
+
+    def _filters(self) -> dict[str, Any]:
+        def chosen(selector: str) -> str | None:
+            value = self.query_one(selector, Select).value
+            return value if isinstance(value, str) and value else None
+
+        return {
+            "status": chosen("#status-filter"),
+            "type_": chosen("#type-filter"),
+            "project": chosen("#project-filter"),
+            "text": self.query_one("#node-filter", Input).value,
+            "order": self._order,
+        }
+
+    def reload(self, focus: str | None = None) -> None:
+        """Fetch the rows for the current filters (the table keeps its rows until then)."""
+        self._requested = self._filters()
+        self.load_nodes(self._requested, focus, first_page=not self.query_one(NodeTable).rows)
+
+    def _load_the_rest(self, filters: dict[str, Any], focus: str | None) -> None:
+        if filters is self._requested:  # unless the filters changed meanwhile
+            self.load_nodes(filters, focus, first_page=False)
+
+    def _reload_if_changed(self) -> None:
+        if self._filters() != self._requested:
+            self.reload()
+
+    def on_nodes_loaded(self, message: NodesLoaded) -> None:
+        table = self.query_one(NodeTable)
+        narrowed = self._requested is not None and (
+            self._requested["status"] != "pending"
+            or any(self._requested[k] for k in ("type_", "project", "text"))
+        )
+        table.empty_text = (
+            "No node matches the filters."
+            if narrowed
+            else "Nothing waiting for review. Ingest sessions with `librarian ingest`."
+        )
+        focus = message.focus or self._want_focus
+        table.set_rows(message.rows, focus=focus)
+        if focus and table.current and table.current.node_id == focus:
+            self._want_focus = None
+        self._total = message.total
+        if not self._projects_asked:  # after the first rows: they go first
+            self._projects_asked = True
+            self.load_projects()
+        self._show_current(0)
+        self._update_status()
+        self._bindings_follow()
+        if not message.complete and self._requested is not None:
+            self.call_after_refresh(self._load_the_rest, self._requested, message.focus)
+
+    def on_queue_counts_loaded(self, message: QueueCountsLoaded) -> None:
+        self._counts = message.counts
+        self._update_status()
+
+    def on_projects_loaded(self, message: ProjectsLoaded) -> None:
+        self._set_projects(message.projects)
+
+    def _set_projects(self, projects: list[str]) -> None:
+        select = self.query_one("#project-filter", Select)
+        current = select.value
+        self._projects = projects
+        select.set_options([("any project", ALL), *((p, p) for p in projects)])
+        if isinstance(current, str) and current in projects:
+            select.value = current
+
+    def on_node_context_loaded(self, message: NodeContextLoaded) -> None:
+        self._contexts[message.node_id] = message.messages
+        while len(self._contexts) > CONTEXT_CACHE:
+            del self._contexts[next(iter(self._contexts))]
+        detail = self.query_one(NodeDetailView)
+        shown = detail.node
+        if shown is not None and shown.node_id == message.node_id and detail.transcript is None:
+            detail.show(shown, message.messages)
+
+    # -- the detail pane ---------------------------------------------------------------
+
+    def _show_current(self, delay: float) -> None:
+        """Show the node under the cursor now; its transcript (unless known) after `delay`."""
+        node = self.query_one(NodeTable).current
+        detail = self.query_one(NodeDetailView)
+        if self._context_timer is not None:
+            self._context_timer.stop()
+            self._context_timer = None
+        if node is None:
+            detail.show(None)
+            return
+        known = self._contexts.get(node.node_id)
+        detail.show(node, known)
+        wanted = [n for n in (node, self._next_node()) if n and n.node_id not in self._contexts]
+        if not wanted or [n.node_id for n in wanted] == self._requested_context:
+            return  # known, or already on its way
+        if delay:
+            self._context_timer = self.set_timer(delay, lambda: self._request_context(wanted))
+        else:
+            self._request_context(wanted)
+
+    def _request_context(self, nodes: list[Node]) -> None:
+        self._requested_context = [n.node_id for n in nodes]
+        self.load_context(nodes)
+
+    def _next_node(self) -> Node | None:
+        table = self.query_one(NodeTable)
+        index = table.next_pending()
+        return table.rows[index] if index is not None else None
+
+    @on(NodeTable.Highlighted)
+    def _highlighted(self, event: NodeTable.Highlighted) -> None:
+        detail = self.query_one(NodeDetailView)
+        if detail.node is not None and detail.node.node_id == event.node_id:
+            return  # already shown (a decision moved the cursor and showed it at once)
+        # The node itself is shown at once; its transcript when the cursor rests.
+        self._show_current(CONTEXT_DELAY)
+        self._bindings_follow()
+
+    @on(NodeTable.MarksChanged)
+    def _marks_changed(self) -> None:
+        self._update_status()
+
+    @on(NodeTable.Selected)
+    def _selected(self) -> None:
+        self.query_one(NodeDetailView).focus()
+
+    # -- filters ---------------------------------------------------------------------
+
+    @on(Input.Changed, "#node-filter")
+    def _filter_changed(self) -> None:
+        # Debounced: each read of a long queue takes a while, and only the last one counts.
+        if self._filter_timer is not None:
+            self._filter_timer.stop()
+        self._filter_timer = self.set_timer(FILTER_DELAY, self._reload_if_changed)
+
+    @on(Input.Submitted, "#node-filter")
+    def _filter_submitted(self) -> None:
+        self.query_one(NodeTable).focus()
+
+    @on(Select.Changed)
+    def _select_changed(self) -> None:
+        self._reload_if_changed()
+
+    def _cycle(self, selector: str, values: list[str]) -> None:
+        select = self.query_one(selector, Select)
+        current = select.value if select.value in values else values[0]
+        select.value = values[(values.index(str(current)) + 1) % len(values)]
+        self._reload_if_changed()
+
+    # -- decisions -------------------------------------------------------------------
+
+    def _targets(self) -> list[str]:
+        """The marked nodes, else the one under the cursor; nodes being written are left out."""
+        table = self.query_one(NodeTable)
+        busy = table.busy
+        if table.marked:
+            return [i for i in table.marked if i not in busy]
+        current = table.current
+        return [current.node_id] if current and current.node_id not in busy else []
+
+    def _decide(self, action: str, node_ids: list[str], **values: str) -> None:
+        table = self.query_one(NodeTable)
+        table.set_busy(node_ids)
+        current = table.current
+        if action in ("approve", "reject"):
+            table.clear_marks()
+            if current is not None and current.node_id in node_ids:
+                table.move_to_next_pending()
+                self._show_current(0)  # at once: no debounce after a decision
+        self.write_decision(action, node_ids, values)
+
+    def on_nodes_decided(self, message: NodesDecided) -> None:
+        table = self.query_one(NodeTable)
+        before = len(table.rows)
+        table.update_nodes(message.nodes, keep_status=(self._requested or {}).get("status"))
+        self._total -= before - len(table.rows)
+        detail = self.query_one(NodeDetailView)
+        for node in message.nodes:
+            if detail.node is not None and detail.node.node_id == node.node_id:
+                detail.show(node, self._contexts.get(node.node_id))
+        self.load_counts()
+        self._update_status()
+        self._bindings_follow()
+
+    def on_decision_failed(self, message: DecisionFailed) -> None:
+        self.query_one(NodeTable).set_busy(message.node_ids, busy=False)
+        if not message.error:
+            return
+        self.notify(
+            f"{message.action} failed: {message.error}",
+            severity="error",
+            timeout=8,
+            markup=False,  # the message can quote node text: untrusted
+        )
+
+    def on_decision_undone(self, message: DecisionUndone) -> None:
+        if not message.nodes:
+            self.notify("nothing to undo", timeout=3)
+            return
+        count = len(message.nodes)
+        self.notify(f"undone: {count} node{'s' if count != 1 else ''} restored", timeout=3)
+        self.reload(focus=message.nodes[0].node_id)
+        self.load_counts()
+
+    # -- actions -----------------------------------------------------------------------
+
+    def _bindings_follow(self) -> None:
+        """Grey the decision keys out (or back in) when the list empties (or fills)."""
+        has_node = self.query_one(NodeTable).current is not None
+        if has_node != self._had_node:
+            self._had_node = has_node
+            self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # None greys the binding out in the footer instead of hiding it.
+        if action in ("approve", "reject", "scope", "edit", "skip"):
+            return True if self.query_one(NodeTable).current is not None else None
+        return True
+
+    def action_approve(self) -> None:
+        targets = self._targets()
+        if targets:
+            self._decide("approve", targets)
+        else:
+            self.app.bell()
+
+    def action_reject(self) -> None:
+        targets = self._targets()
+        if not targets:
+            self.app.bell()
+            return
+        count = f"{len(targets)} nodes" if len(targets) > 1 else "this node"
+        self._ask(
+            TextPrompt(
+                f"Reject {count}",
+                placeholder="reason (optional)",
+                hint="Enter rejects · Escape cancels",
+            ),
+            lambda reason: self._decide("reject", targets, reason=reason),
+        )
+
+    def action_edit(self) -> None:
+        table = self.query_one(NodeTable)
+        node = table.current
+        if node is None or node.node_id in table.busy:
+            self.app.bell()
+            return
+        self._ask(
+            TextPrompt(
+                "Edit the summary",
+                value=neutralise(node.summary, keep_newlines=False),  # untrusted: no raw controls
+                placeholder="one or two sentences",
+                hint="Enter saves · Escape cancels",
+            ),
+            lambda summary: self._decide("edit", [node.node_id], summary=summary),
+        )
+
+    def action_scope(self) -> None:
+        table = self.query_one(NodeTable)
+        targets = self._targets()
+        lead = table.current if table.current and table.current.node_id in targets else None
+        if lead is None and targets:
+            index = table.index_of(targets[0])
+            lead = table.rows[index] if index is not None else None
+        if lead is None:
+            self.app.bell()
+            return
+        # Every target takes the scope the first one switches to, so a mixed selection ends
+        # up the same.
+        scope = SCOPES[(SCOPES.index(lead.scope) + 1) % len(SCOPES)] if lead.scope in SCOPES else ""
+        self._decide("scope", targets, scope=scope)
+
+    def action_undo(self) -> None:
+        self.write_undo()
+
+    def action_skip(self) -> None:
+        if self.query_one(NodeTable).move_to_next_pending():
+            self._show_current(0)
+        else:
+            self.app.bell()
+
+    def action_focus_filter(self) -> None:
+        self.query_one("#node-filter", Input).focus()
+
+    def action_focus_detail(self) -> None:
+        self.query_one(NodeDetailView).focus()
+
+    def action_focus_list(self) -> None:
+        self.query_one(NodeTable).focus()
+
+    def action_cycle_order(self) -> None:
+        self._order = ORDERS[(ORDERS.index(self._order) + 1) % len(ORDERS)]
+        self.reload()
+        self._update_status()
+
+    def action_cycle_type(self) -> None:
+        self._cycle("#type-filter", [ALL, *NODE_TYPES])
+
+    def action_cycle_status(self) -> None:
+        self._cycle("#status-filter", [value for _, value in STATUSES])
+
+    def action_toggle_project(self) -> None:
+        select = self.query_one("#project-filter", Select)
+        node = self.query_one(NodeTable).current
+        if select.value != ALL or node is None:
+            select.value = ALL
+        else:
+            if node.project not in self._projects:
+                self._set_projects(sorted([*self._projects, node.project]))
+            select.value = node.project
+        self._reload_if_changed()
+
+    def action_clear(self) -> None:
+        field = self.query_one("#node-filter", Input)
+        table = self.query_one(NodeTable)
+        if field.has_focus and field.value:
+            field.value = ""
+        elif table.marked:
+            table.clear_marks()
+        else:
+            table.focus()
+
+    def show_node(self, node: Node) -> None:
+        """Put the cursor on `node`, widening the filters when it is not listed."""
+        table = self.query_one(NodeTable)
+        table.focus()
+        if table.move_to(node.node_id):
+            self._show_current(0)
+            return
+        self._want_focus = node.node_id
+        self.query_one("#node-filter", Input).value = ""
+        self.query_one("#type-filter", Select).value = ALL
+        self.query_one("#project-filter", Select).value = ALL
+        status = node.status if node.status in {v for _, v in STATUSES} else ALL
+        self.query_one("#status-filter", Select).value = status
+        self.reload(focus=node.node_id)
+
+    def selection(self) -> tuple[Node | None, tuple[str, ...]]:
+        """(the node under the cursor, the marked node ids) for the command palette."""
+        table = self.query_one(NodeTable)
+        return table.current, table.marked
+
+    def run_command(self, action: str) -> None:
+        """Run one of this screen's actions by name (used by the command palette)."""
+        commands: dict[str, Callable[[], None]] = {
+            "approve": self.action_approve,
+            "reject": self.action_reject,
+            "edit": self.action_edit,
+            "scope": self.action_scope,
+            "undo": self.action_undo,
+            "skip": self.action_skip,
+            "mark_all": self.query_one(NodeTable).action_mark_all,
+            "filter": self.action_focus_filter,
+        }
+        commands[action]()
+
+    def _ask(self, prompt: TextPrompt, then: Callable[[str], None]) -> None:
+        def answered(value: str | None) -> None:
+            if value is not None:
+                then(value)
+
+        self.app.push_screen(prompt, answered)
+
+    # -- status line -------------------------------------------------------------------
+
+    def _update_status(self) -> None:
+        table = self.query_one(NodeTable)
+        text = Text()
+        if self._counts is not None:
+            text.append(f"{self._counts.pending:,} pending", style="bold")
+            text.append(f" · {self._counts.decided_today:,} decided today")
+        shown = len(table.rows)
+        text.append(f"  ·  showing {shown:,}", style="dim")
+        if self._total > shown:
+            text.append(f" of {self._total:,}", style="dim")
+        text.append(f" · {ORDER_TITLES[self._order]}", style="dim")
+        if table.marked:
+            text.append(f"  ·  {len(table.marked):,} marked", style="bold")
+        self.query_one("#review-status", Static).update(text)

@@ -1,0 +1,289 @@
+"""The review queue, driven with Pilot through the app factory over a copy of the demo.
+
+Every decision is checked three ways: what the screen shows, what the store says, and the
+audit entry it left (one per decided node, with before and after).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+from textual.command import CommandList, CommandPalette
+from textual.pilot import Pilot
+from textual.widgets import Input, Select, Static
+
+from app.factory import make_app
+from app.librarian_app import LibrarianApp
+from app.screens.review import ReviewScreen, TextPrompt
+from app.screenshots import paste, settle
+from store.library import Library
+from store.models import Node
+from store.review import ReviewError
+from widgets.node_detail import NodeDetailView
+from widgets.node_table import NodeTable
+
+
+@pytest.fixture
+async def pilot(demo_library: Library) -> AsyncIterator[Pilot[int]]:
+    app = make_app(demo_library, watch=False, warm=False, show_timings=False)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        yield pilot
+
+
+def table(pilot: Pilot[int]) -> NodeTable:
+    return pilot.app.screen.query_one(NodeTable)
+
+
+def ids(pilot: Pilot[int]) -> list[str]:
+    return [n.node_id for n in table(pilot).rows]
+
+
+def current(pilot: Pilot[int]) -> Node:
+    node = table(pilot).current
+    assert node is not None
+    return node
+
+
+def shown(pilot: Pilot[int]) -> Node | None:
+    """The node in the detail pane."""
+    return pilot.app.screen.query_one(NodeDetailView).node
+
+
+def status(pilot: Pilot[int]) -> str:
+    return str(pilot.app.screen.query_one("#review-status", Static).content)
+
+
+def pending_ids(library: Library) -> list[str]:
+    return [n.node_id for n in library.nodes(status="pending")]
+
+
+def errors(pilot: Pilot[int]) -> list[str]:
+    return [n.message for n in pilot.app._notifications if n.severity == "error"]
+
+
+async def answer(pilot: Pilot[int], text: str) -> None:
+    """Type into the open prompt (replacing what it holds) and press Enter."""
+    prompt = pilot.app.screen
+    assert isinstance(prompt, TextPrompt)
+    prompt.query_one(Input).value = text
+    await pilot.press("enter")
+    await settle(pilot)
+
+
+async def test_opens_on_the_queue_with_the_first_node_and_the_counts(
+    pilot: Pilot[int], demo_library: Library
+) -> None:
+    assert isinstance(pilot.app.screen, ReviewScreen)
+    assert table(pilot).has_focus
+    expected = pending_ids(demo_library)
+    assert len(expected) > 20
+    assert ids(pilot) == expected
+    assert shown(pilot) == demo_library.node(expected[0])
+    detail = pilot.app.screen.query_one(NodeDetailView)
+    assert detail.transcript  # the messages around the evidence are loaded
+    assert any(m.in_range for m in detail.transcript)
+    counts = demo_library.queue_counts()
+    assert status(pilot).startswith(f"{counts.pending} pending · 0 decided today")
+
+
+async def test_approve_moves_on_and_undo_brings_it_back(
+    pilot: Pilot[int], demo_library: Library
+) -> None:
+    first, second = ids(pilot)[:2]
+    before = demo_library.queue_counts()
+    await pilot.press("a")
+    await settle(pilot)
+    assert ids(pilot)[0] == second
+    assert first not in ids(pilot)
+    assert current(pilot).node_id == second
+    assert shown(pilot) == demo_library.node(second)
+    assert demo_library.node(first).status == "approved"
+    (entry,) = demo_library.audit(node_id=first)
+    assert entry.action == "approved"
+    assert entry.before["status"] == "pending"
+    assert entry.after["status"] == "approved"
+    assert entry.actor == demo_library.actor
+    assert status(pilot).startswith(f"{before.pending - 1} pending · 1 decided today")
+
+    await pilot.press("u")
+    await settle(pilot)
+    assert ids(pilot) == pending_ids(demo_library)
+    assert current(pilot).node_id == first  # back, with the cursor on it
+    assert demo_library.node(first).status == "pending"
+    assert [e.action for e in demo_library.audit(node_id=first)] == ["reopened", "approved"]
+    assert status(pilot).startswith(f"{before.pending} pending")
+    assert "undone: 1 node restored" in [n.message for n in pilot.app._notifications]
+
+
+async def test_reject_asks_for_an_optional_reason(pilot: Pilot[int], demo_library: Library) -> None:
+    first, second = ids(pilot)[:2]
+    await pilot.press("x")
+    await settle(pilot)
+    assert isinstance(pilot.app.screen, TextPrompt)
+    await pilot.press("escape")  # cancel: nothing happens
+    await settle(pilot)
+    assert isinstance(pilot.app.screen, ReviewScreen)
+    assert demo_library.node(first).status == "pending"
+    assert demo_library.audit(node_id=first) == []
+
+    await pilot.press("x")
+    await settle(pilot)
+    await answer(pilot, "too vague to be useful")
+    rejected = demo_library.node(first)
+    assert rejected.status == "rejected"
+    assert rejected.reason == "too vague to be useful"
+    assert current(pilot).node_id == second
+    (entry,) = demo_library.audit(node_id=first)
+    assert (entry.action, entry.reason) == ("rejected", "too vague to be useful")
+    assert (entry.before["status"], entry.after["status"]) == ("pending", "rejected")
+    assert "1 decided today" in status(pilot)
+
+
+async def test_edit_scope_and_skip_keep_the_node_pending(
+    pilot: Pilot[int], demo_library: Library
+) -> None:
+    node = current(pilot)
+    await pilot.press("e")
+    await settle(pilot)
+    assert pilot.app.screen.query_one(Input).value == node.summary  # prefilled
+    await answer(pilot, "   ")  # the store refuses an empty summary: a notification
+    assert errors(pilot) == ["edit failed: edit needs a non-empty summary"]
+    assert current(pilot) == node
+    assert table(pilot).busy == frozenset()
+    assert demo_library.audit(node_id=node.node_id) == []
+
+    await pilot.press("e")
+    await settle(pilot)
+    await answer(pilot, "The export needs a batched cursor.")
+    assert current(pilot).node_id == node.node_id  # still pending: the cursor stays
+    assert current(pilot).summary == "The export needs a batched cursor."
+    assert shown(pilot) == demo_library.node(node.node_id)
+    (entry,) = demo_library.audit(node_id=node.node_id)
+    assert entry.action == "edited"
+    assert entry.before == {"summary": node.summary}
+    assert entry.after == {"summary": "The export needs a batched cursor."}
+
+    assert node.scope == "PROJECT"
+    await pilot.press("s")
+    await settle(pilot)
+    assert current(pilot).scope == "TEAM"
+    assert shown(pilot) == demo_library.node(node.node_id)
+    rescoped = demo_library.audit(node_id=node.node_id)[0]
+    assert (rescoped.action, rescoped.before, rescoped.after) == (
+        "rescoped",
+        {"scope": "PROJECT"},
+        {"scope": "TEAM"},
+    )
+
+    second = ids(pilot)[1]
+    await pilot.press("n")  # skip: the node stays pending, nothing is audited
+    await settle(pilot)
+    assert current(pilot).node_id == second
+    assert shown(pilot) == demo_library.node(second)
+    assert demo_library.node(node.node_id).status == "pending"
+    assert len(demo_library.audit(node_id=node.node_id)) == 2
+    assert "0 decided today" in status(pilot)
+
+
+async def test_marked_nodes_are_decided_together(pilot: Pilot[int], demo_library: Library) -> None:
+    first, second, third = ids(pilot)[:3]
+    await pilot.press("m", "m")  # marks the first two; the cursor moves down with each mark
+    assert table(pilot).marked == (first, second)
+    assert "2 marked" in status(pilot)
+    await pilot.press("a")
+    await settle(pilot)
+    assert {demo_library.node(i).status for i in (first, second)} == {"approved"}
+    assert demo_library.node(third).status == "pending"
+    assert current(pilot).node_id == third
+    assert table(pilot).marked == ()
+    assert [e.node_id for e in demo_library.audit(limit=2)] == [second, first]
+
+    await pilot.press("u")  # one batch: both come back
+    await settle(pilot)
+    assert {demo_library.node(i).status for i in (first, second)} == {"pending"}
+
+
+async def test_select_all_visible_then_reject(pilot: Pilot[int], demo_library: Library) -> None:
+    await pilot.press("f")  # the first node type
+    await settle(pilot)
+    hypotheses = [n.node_id for n in demo_library.nodes(status="pending", type_="HYPOTHESIS")]
+    assert ids(pilot) == hypotheses
+    await pilot.press("ctrl+a", "x")
+    await settle(pilot)
+    await answer(pilot, "")  # the reason is optional
+    assert ids(pilot) == []
+    assert {demo_library.node(i).status for i in hypotheses} == {"rejected"}
+    assert len([e for e in demo_library.audit() if e.node_id in hypotheses]) == len(hypotheses)
+    assert shown(pilot) is None
+    assert "No node matches the filters." in str(table(pilot).render_line(1).text)
+
+
+async def test_error_text_is_never_markup(
+    pilot: Pilot[int], demo_library: Library, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(action: str, node_ids: list[str], **values: str) -> list[Node]:
+        raise ReviewError("node [bold]n_1[/bold] was merged into [link=http://e]n_2[/link]")
+
+    monkeypatch.setattr(demo_library, "review", refuse)
+    first = ids(pilot)[0]
+    await pilot.press("a")
+    await settle(pilot)
+    (notification,) = [n for n in pilot.app._notifications if n.severity == "error"]
+    assert notification.message == (
+        "approve failed: node [bold]n_1[/bold] was merged into [link=http://e]n_2[/link]"
+    )
+    assert notification.markup is False
+    assert first in ids(pilot)  # still listed, no longer dimmed
+    assert table(pilot).busy == frozenset()
+    assert isinstance(pilot.app, LibrarianApp)
+    assert pilot.app.is_running
+
+
+async def test_filters_and_order(pilot: Pilot[int], demo_library: Library) -> None:
+    await pilot.press("slash")
+    await paste(pilot, "pool")
+    await settle(pilot)
+    assert ids(pilot) == [n.node_id for n in demo_library.nodes(status="pending", text="pool")]
+    assert 0 < len(ids(pilot)) < len(pending_ids(demo_library))
+    await pilot.press("escape", "enter")  # clear the filter, back to the list
+    await settle(pilot)
+    assert table(pilot).has_focus
+    assert ids(pilot) == pending_ids(demo_library)
+
+    await pilot.press("o", "S")  # newest first; decided nodes (approved)
+    await settle(pilot)
+    approved = demo_library.nodes(status="approved", order="newest")
+    assert ids(pilot) == [n.node_id for n in approved]
+    assert pilot.app.screen.query_one("#status-filter", Select).value == "approved"
+    assert "newest first" in status(pilot)
+
+    project = current(pilot).project
+    await pilot.press("P")  # only this node's project
+    await settle(pilot)
+    in_project = demo_library.nodes(status="approved", project=project, order="newest")
+    assert ids(pilot) == [n.node_id for n in in_project]
+    assert pilot.app.screen.query_one("#project-filter", Select).value == project
+    await pilot.press("P")  # again: every project
+    await settle(pilot)
+    assert ids(pilot) == [n.node_id for n in approved]
+
+
+async def test_palette_offers_decisions_that_follow_the_selection(
+    pilot: Pilot[int], demo_library: Library
+) -> None:
+    first = ids(pilot)[0]
+    await pilot.press("ctrl+p")
+    await settle(pilot)
+    palette = pilot.app.screen
+    assert isinstance(palette, CommandPalette)
+    await paste(pilot, "node: approve")
+    await settle(pilot)
+    options = palette.query_one(CommandList)
+    titles = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+    assert any(t.startswith("node: approve this node") for t in titles)
+    await pilot.press("enter")
+    await settle(pilot)
+    assert isinstance(pilot.app.screen, ReviewScreen)
+    assert demo_library.node(first).status == "approved"
