@@ -160,7 +160,8 @@ def cmd_review(args: argparse.Namespace) -> int:
             changed = library.review(
                 args.action, args.ids, reason=args.reason, summary=args.summary, scope=args.scope
             )
-    _emit(args, [render.plain(n) for n in changed], render.nodes_text(changed))
+    text = render.nodes_text(changed) if changed else "nothing to undo: no decisions of yours"
+    _emit(args, [render.plain(n) for n in changed], text)
     return 0
 
 

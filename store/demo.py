@@ -65,13 +65,14 @@ def _ingest_sessions(library: Library, folder: Path) -> None:
         DEMO_SESSIONS, folder, ignore=shutil.ignore_patterns("*.md"), dirs_exist_ok=True
     )
     library.ingest([folder])
-    solutions = library.nodes(status="pending", type_="SOLUTION", order="session")
-    if solutions:
-        library.review("approve", [n.node_id for n in solutions[:3]])
-    loads = library.nodes(status="pending", type_="CONTEXT_LOAD", order="session")
-    if loads:
-        library.review(
-            "reject",
-            [loads[0].node_id],
-            reason="loading a skill is not a reasoning step worth keeping",
-        )
+    with library.acting_as(DEMO_COLLEAGUE):
+        solutions = library.nodes(status="pending", type_="SOLUTION", order="session")
+        if solutions:
+            library.review("approve", [n.node_id for n in solutions[:3]])
+        loads = library.nodes(status="pending", type_="CONTEXT_LOAD", order="session")
+        if loads:
+            library.review(
+                "reject",
+                [loads[0].node_id],
+                reason="loading a skill is not a reasoning step worth keeping",
+            )
