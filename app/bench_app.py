@@ -23,6 +23,7 @@ async def measure(library_dir: Path) -> dict[str, Any]:
     with Library(library_dir) as library:
         app = make_app(library, watch=False, warm=True)
         async with app.run_test(size=(160, 48)) as pilot:
+            await app.action_view("skills")
             table = app.screen.query_one(SkillTable)
             while not table.rows:
                 await pilot.pause(0.01)

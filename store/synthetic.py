@@ -199,11 +199,15 @@ def _exchange(sid: str, n: int, area: str, obj: str, rng: random.Random) -> list
     }
     thought = rng.choice(THOUGHTS).format(area=area, obj=obj)
     failing = rng.random() < 0.3
-    output = (
-        "Traceback (most recent call last):\n  ...\nTimeoutError: pool exhausted\n" * 3
+    # Tool output sized like real sessions' (test runs, file reads: ~0.5-4 KB), so that
+    # MB/s figures mean what they mean on real transcripts (~1.5 KB a line on average).
+    lines = rng.randint(8, 60)
+    output = "\n".join(
+        f'  File "/work/{area}/client.py", line {i * 7}, in call'
         if failing
-        else "ok\n" * rng.randint(5, 60)
-    )
+        else f"tests/{area}/test_{obj.split()[-1]}.py::test_case_{i} PASSED [{i * 100 // lines}%]"
+        for i in range(lines)
+    ) + ("\nTimeoutError: pool exhausted" if failing else f"\n{lines} passed in 1.2s")
     return [
         {
             **base,
