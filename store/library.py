@@ -394,6 +394,7 @@ class Library:
                 )
                 index.save()
         self._synced = (seq, len(wanted) == total)
+        self.similarities(np.zeros(self._dim(), dtype=np.float32), [])  # warm the matrix
         return len(wanted) == total
 
     def similarities(self, vector: Matrix, labels: Sequence[int]) -> dict[int, float]:
