@@ -6,7 +6,7 @@ on them is being written, so the cursor can move on before the write returns.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from itertools import chain
@@ -14,16 +14,13 @@ from typing import ClassVar
 
 from rich.segment import Segment
 from rich.style import Style
-from textual import events
 from textual.binding import Binding, BindingType
-from textual.geometry import Size
 from textual.message import Message
-from textual.reactive import reactive
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from store.models import NODE_TYPES, Node
 from store.text import one_line
+from widgets.line_table import LineTable, fit, navigation_bindings, pad
 
 #: (title, width); width 0 takes what is left.
 COLUMNS: tuple[tuple[str, int], ...] = (
@@ -44,7 +41,7 @@ BUSY_GLYPH = "…"
 LOW_CONFIDENCE = 0.5
 
 
-class NodeTable(ScrollView, can_focus=True):
+class NodeTable(LineTable[Node, str]):
     """Nodes, one per line; the header stays put while the rows scroll.
 
     | Key | Action |
@@ -57,21 +54,15 @@ class NodeTable(ScrollView, can_focus=True):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up,k", "cursor_up", "Up", show=False, id="nodes.up", tooltip="Previous node"),
-        Binding("down,j", "cursor_down", "Down", show=False, id="nodes.down", tooltip="Next node"),
-        Binding(
-            "pageup", "page_up_rows", "Page up", show=False, id="nodes.page_up", tooltip="Up a page"
+        *navigation_bindings(
+            "nodes",
+            up="Previous node",
+            down="Next node",
+            page_up="Up a page",
+            page_down="Down a page",
+            first="First node",
+            last="Last node",
         ),
-        Binding(
-            "pagedown",
-            "page_down_rows",
-            "Page down",
-            show=False,
-            id="nodes.page_down",
-            tooltip="Down a page",
-        ),
-        Binding("home", "first", "First", show=False, id="nodes.first", tooltip="First node"),
-        Binding("end", "last", "Last", show=False, id="nodes.last", tooltip="Last node"),
         Binding(
             "m",
             "toggle_mark",
@@ -101,11 +92,6 @@ class NodeTable(ScrollView, can_focus=True):
     }
 
     DEFAULT_CSS = """
-    NodeTable {
-        background: $surface;
-        scrollbar-gutter: stable;
-        overflow-x: hidden;
-    }
     NodeTable > .node-table--header { background: $panel; color: $text; text-style: bold; }
     NodeTable > .node-table--cursor { background: $block-cursor-blurred-background; }
     NodeTable:focus > .node-table--cursor {
@@ -123,7 +109,12 @@ class NodeTable(ScrollView, can_focus=True):
     NodeTable > .node-table--context-load { color: $text-muted; }
     """
 
-    cursor: reactive[int] = reactive(0, always_update=True)
+    COMPONENT_PREFIX = "node-table"
+    KEEP_POSITION = True
+    EAGER_SCROLL = True
+
+    #: Shown on the first row when there are no rows (set by the screen).
+    empty_text = "No nodes."
 
     @dataclass
     class Highlighted(Message):
@@ -150,24 +141,15 @@ class NodeTable(ScrollView, can_focus=True):
         self, *, name: str | None = None, id: str | None = None, classes: str | None = None
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
-        self._rows: list[Node] = []
         self._index: dict[str, int] = {}
         self._marked: set[str] = set()
         self._busy: set[str] = set()
-        self._announced: str | None = ""  # the node id last posted in `Highlighted`
         self._now: datetime | None = None
-        #: Shown on the first row when there are no rows (set by the screen).
-        self.empty_text = "No nodes."
 
     # -- public API ----------------------------------------------------------------
 
-    @property
-    def rows(self) -> Sequence[Node]:
-        return self._rows
-
-    @property
-    def current(self) -> Node | None:
-        return self._rows[self.cursor] if 0 <= self.cursor < len(self._rows) else None
+    def row_key(self, row: Node) -> str:
+        return row.node_id
 
     @property
     def marked(self) -> tuple[str, ...]:
@@ -186,19 +168,6 @@ class NodeTable(ScrollView, can_focus=True):
     def index_of(self, node_id: str) -> int | None:
         return self._index.get(node_id)
 
-    def set_rows(self, rows: Iterable[Node], focus: str | None = None) -> None:
-        """Replace the rows. The cursor goes to `focus`, else stays on the same node, else
-        stays at the same position; marks on nodes that are gone are dropped."""
-        keep = focus or (self.current.node_id if self.current else None)
-        position = self.cursor
-        self._rows = list(rows)
-        self._reindex()
-        self._marked &= self._index.keys()
-        found = self._index.get(keep) if keep else None
-        self._resize()
-        self.cursor = self._clamp(position if found is None else found)
-        self.refresh()
-
     def update_nodes(self, nodes: Iterable[Node], keep_status: str | None = None) -> None:
         """Take decided nodes back: rows whose status is no longer `keep_status` go (when it
         is given), the others are replaced in place. The cursor stays on its node; when that
@@ -216,12 +185,6 @@ class NodeTable(ScrollView, can_focus=True):
         else:
             self._busy -= set(node_ids)
         self.refresh()
-
-    def move_to(self, node_id: str) -> bool:
-        index = self._index.get(node_id)
-        if index is not None:
-            self.cursor = index
-        return index is not None
 
     def next_pending(self) -> int | None:
         """The first pending, not busy row after the cursor, else the last one before it."""
@@ -247,24 +210,6 @@ class NodeTable(ScrollView, can_focus=True):
 
     # -- actions -------------------------------------------------------------------
 
-    def action_cursor_up(self) -> None:
-        self.cursor = max(self.cursor - 1, 0)
-
-    def action_cursor_down(self) -> None:
-        self.cursor = self._clamp(self.cursor + 1)
-
-    def action_page_up_rows(self) -> None:
-        self.cursor = max(self.cursor - self._page(), 0)
-
-    def action_page_down_rows(self) -> None:
-        self.cursor = self._clamp(self.cursor + self._page())
-
-    def action_first(self) -> None:
-        self.cursor = 0
-
-    def action_last(self) -> None:
-        self.cursor = self._clamp(len(self._rows))
-
     def action_toggle_mark(self) -> None:
         node = self.current
         if node is None:
@@ -278,25 +223,18 @@ class NodeTable(ScrollView, can_focus=True):
         self._marked = set() if self._marked >= everything else set(everything)
         self._marks_changed()
 
-    def action_select(self) -> None:
-        if self.current is not None:
-            self.post_message(self.Selected(self, self.current.node_id))
+    # -- hooks ---------------------------------------------------------------------
 
-    # -- watchers ------------------------------------------------------------------
+    def _announce(self, key: str | None) -> None:
+        self.post_message(self.Highlighted(self, key))
 
-    def watch_cursor(self, old: int, new: int) -> None:
-        top = int(self.scroll_offset.y)
-        self._scroll_to_cursor()
-        if int(self.scroll_offset.y) == top:
-            # Only the two rows that changed are redrawn (row y is line y + 1 - top).
-            for row in {old, new}:
-                self.refresh_lines(row - top + 1)
-        else:
-            self.refresh()
-        node_id = self.current.node_id if self.current else None
-        if node_id != self._announced:
-            self._announced = node_id
-            self.post_message(self.Highlighted(self, node_id))
+    def _select(self, key: str) -> None:
+        self.post_message(self.Selected(self, key))
+
+    def _rows_replaced(self) -> None:
+        # Marks on nodes that are gone are dropped.
+        self._reindex()
+        self._marked &= self._index.keys()
 
     # -- helpers -------------------------------------------------------------------
 
@@ -320,57 +258,16 @@ class NodeTable(ScrollView, can_focus=True):
     def _reindex(self) -> None:
         self._index = {node.node_id: i for i, node in enumerate(self._rows)}
 
-    def _resize(self) -> None:
-        self.virtual_size = Size(self._width(), len(self._rows) + 1)
-
     def _marks_changed(self) -> None:
         self.refresh()
         self.post_message(self.MarksChanged(self, len(self._marked)))
 
-    def _clamp(self, index: int) -> int:
-        return min(max(index, 0), max(len(self._rows) - 1, 0))
-
-    def _width(self) -> int:
-        """Columns for the rows: the vertical scrollbar's gutter is not theirs."""
-        return self.scrollable_content_region.width
-
-    def _page(self) -> int:
-        return max(self.size.height - 2, 1)
-
-    def _scroll_to_cursor(self) -> None:
-        top = int(self.scroll_offset.y)
-        visible = max(self.size.height - 1, 1)
-        if self.cursor < top:
-            self.scroll_to(y=self.cursor, animate=False, immediate=True)
-        elif self.cursor >= top + visible:
-            self.scroll_to(y=self.cursor - visible + 1, animate=False, immediate=True)
-
-    def on_resize(self) -> None:
-        self._resize()
-        self._scroll_to_cursor()
-
-    def on_click(self, event: events.Click) -> None:
-        if event.y > 0:
-            index = int(self.scroll_offset.y) + event.y - 1
-            if 0 <= index < len(self._rows):
-                self.cursor = index
-
     # -- rendering -----------------------------------------------------------------
 
-    def render_line(self, y: int) -> Strip:
-        width = self._width()
-        if y == 0:
-            style = self.get_component_rich_style("node-table--header")
-            return Strip([Segment(_pad(_header(width), width), style)])
-        index = int(self.scroll_offset.y) + y - 1
-        if not self._rows and y == 1:
-            style = self.get_component_rich_style("node-table--dim")
-            return Strip([Segment(_pad(f"  {self.empty_text}", width), style)])
-        if index >= len(self._rows):
-            return Strip.blank(width, self.rich_style)
-        return self._row_strip(self._rows[index], index == self.cursor, width)
+    def render_header(self, width: int) -> Strip:
+        return self._text_line(_header(width), "header", width)
 
-    def _row_strip(self, node: Node, is_cursor: bool, width: int) -> Strip:
+    def render_row(self, node: Node, is_cursor: bool, width: int) -> Strip:
         busy = node.node_id in self._busy
         marked = node.node_id in self._marked
         if is_cursor:
@@ -406,12 +303,8 @@ def _widths(width: int) -> list[int]:
     return [w if w else max(width - fixed - len(COLUMNS), 10) for _, w in COLUMNS]
 
 
-def _pad(text: str, width: int) -> str:
-    return text[:width].ljust(width)
-
-
 def _header(width: int) -> str:
-    return " ".join(_pad(title, w) for (title, _), w in zip(COLUMNS, _widths(width), strict=True))
+    return " ".join(pad(title, w) for (title, _), w in zip(COLUMNS, _widths(width), strict=True))
 
 
 def _cells(
@@ -431,18 +324,9 @@ def _cells(
         age(node.created_at, now),
     ]
     return [
-        (key, _fit(value, w, keep_end=key == "project") + " ")
+        (key, fit(value, w, keep_end=key == "project") + " ")
         for (key, _), w, value in zip(COLUMNS, _widths(width), values, strict=True)
     ]
-
-
-def _fit(text: str, width: int, keep_end: bool = False) -> str:
-    """Pad or shorten to `width`; paths keep their end, where projects differ."""
-    if len(text) <= width:
-        return text.ljust(width)
-    if width < 2:
-        return "…"[:width]
-    return "…" + text[len(text) - width + 1 :] if keep_end else text[: width - 1] + "…"
 
 
 def _parse_time(stamp: str) -> datetime | None:

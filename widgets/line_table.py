@@ -1,0 +1,259 @@
+"""The base of the line-API tables: a cursor over rows under a fixed header (smooth at 10,000+
+rows). Subclasses say how a row is keyed and drawn, and which messages they post."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import ClassVar, Generic, TypeVar
+
+from rich.segment import Segment
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.geometry import Size
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+RowT = TypeVar("RowT")
+KeyT = TypeVar("KeyT")
+
+#: (keys, action, description, id suffix) of the navigation bindings, in help-panel order.
+_NAVIGATION: tuple[tuple[str, str, str, str], ...] = (
+    ("up,k", "cursor_up", "Up", "up"),
+    ("down,j", "cursor_down", "Down", "down"),
+    ("pageup", "page_up_rows", "Page up", "page_up"),
+    ("pagedown", "page_down_rows", "Page down", "page_down"),
+    ("home", "first", "First", "first"),
+    ("end", "last", "Last", "last"),
+)
+
+
+def navigation_bindings(prefix: str, **tooltips: str) -> list[BindingType]:
+    """The cursor bindings, with ids `{prefix}.up` … `{prefix}.last` and tooltips by id suffix
+    (`up=…`, `page_down=…`); the keys are hidden from the footer."""
+    return [
+        Binding(
+            keys, action, text, show=False, id=f"{prefix}.{name}", tooltip=tooltips.get(name, "")
+        )
+        for keys, action, text, name in _NAVIGATION
+    ]
+
+
+class LineTable(ScrollView, Generic[RowT, KeyT], can_focus=True):
+    """Rows of `RowT`, one per line, under a header that stays put while the rows scroll.
+
+    Subclasses give `row_key`, `render_header`, `render_row`, `_announce` and `_select` (which
+    post their own messages), `COMPONENT_PREFIX` (whose `--dim` class draws `empty_text`), and
+    their BINDINGS: `navigation_bindings(prefix, …)`, their own, then enter → `select`, so that
+    the help panel lists enter last.
+
+    | Key | Action |
+    | --- | --- |
+    | up / k, down / j | move the cursor |
+    | pageup, pagedown, home, end | jump |
+    | enter | select the row under the cursor (bound by each subclass) |
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = navigation_bindings(
+        "table",
+        up="Previous row",
+        down="Next row",
+        page_up="Up a page",
+        page_down="Down a page",
+        first="First row",
+        last="Last row",
+    )
+
+    DEFAULT_CSS = """
+    LineTable {
+        background: $surface;
+        scrollbar-gutter: stable;
+        overflow-x: hidden;
+    }
+    """
+
+    #: The start of the component classes (`{COMPONENT_PREFIX}--dim`, …).
+    COMPONENT_PREFIX: ClassVar[str] = "line-table"
+    #: Post the highlight on every cursor assignment, also when the row did not change.
+    HIGHLIGHT_REPEATS: ClassVar[bool] = False
+    #: When `set_rows` loses the cursor's row, keep the cursor's position (else: the top).
+    KEEP_POSITION: ClassVar[bool] = False
+    #: Scroll to the cursor at once rather than after the next refresh, and after a resize too.
+    EAGER_SCROLL: ClassVar[bool] = False
+
+    cursor: reactive[int] = reactive(0, always_update=True)
+
+    #: Shown on the first row when there are no rows (set by the screen).
+    empty_text: str = "No rows."
+
+    def __init__(
+        self, *, name: str | None = None, id: str | None = None, classes: str | None = None
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self._rows: list[RowT] = []
+        self._announced: object = ""  # the key last announced (unless HIGHLIGHT_REPEATS)
+
+    # -- public API ----------------------------------------------------------------
+
+    @property
+    def rows(self) -> Sequence[RowT]:
+        return self._rows
+
+    @property
+    def current(self) -> RowT | None:
+        return self._rows[self.cursor] if 0 <= self.cursor < len(self._rows) else None
+
+    def row_key(self, row: RowT) -> KeyT:
+        """The id that follows a row across `set_rows` (and that messages carry)."""
+        raise NotImplementedError
+
+    def index_of(self, key: KeyT) -> int | None:
+        """The position of the first row with `key`."""
+        return next((i for i, row in enumerate(self._rows) if self.row_key(row) == key), None)
+
+    def set_rows(self, rows: Iterable[RowT], focus: KeyT | None = None) -> None:
+        """Replace the rows; the cursor goes to `focus`, else stays on the same row, else goes
+        to the top (or, with KEEP_POSITION, stays where it is)."""
+        current = self.current
+        keep = focus or (self.row_key(current) if current is not None else None)
+        self._rows = list(rows)
+        self._rows_replaced()
+        self._resize()
+        found = self.index_of(keep) if keep is not None else None
+        fallback = self.cursor if self.KEEP_POSITION else 0
+        self.cursor = self._clamp(fallback if found is None else found)
+        self.refresh()
+
+    def move_to(self, key: KeyT) -> bool:
+        index = self.index_of(key)
+        if index is not None:
+            self.cursor = index
+        return index is not None
+
+    # -- actions -------------------------------------------------------------------
+
+    def action_cursor_up(self) -> None:
+        self.cursor = max(self.cursor - 1, 0)
+
+    def action_cursor_down(self) -> None:
+        self.cursor = self._clamp(self.cursor + 1)
+
+    def action_page_up_rows(self) -> None:
+        self.cursor = max(self.cursor - self._page(), 0)
+
+    def action_page_down_rows(self) -> None:
+        self.cursor = self._clamp(self.cursor + self._page())
+
+    def action_first(self) -> None:
+        self.cursor = 0
+
+    def action_last(self) -> None:
+        self.cursor = self._clamp(len(self._rows))
+
+    def action_select(self) -> None:
+        current = self.current
+        if current is not None:
+            self._select(self.row_key(current))
+
+    # -- watchers ------------------------------------------------------------------
+
+    def watch_cursor(self, old: int, new: int) -> None:
+        top = int(self.scroll_offset.y)
+        self._scroll_to_cursor()
+        if int(self.scroll_offset.y) == top:
+            # Only the two rows that changed are redrawn (row y is line y + 1 - top).
+            for row in {old, new}:
+                self.refresh_lines(row - top + 1)
+        else:
+            self.refresh()
+        current = self.current
+        key = self.row_key(current) if current is not None else None
+        if self.HIGHLIGHT_REPEATS or key != self._announced:
+            self._announced = key
+            self._announce(key)
+
+    def on_resize(self) -> None:
+        self._resize()
+        if self.EAGER_SCROLL:
+            self._scroll_to_cursor()
+
+    def on_click(self, event: events.Click) -> None:
+        if event.y > 0:
+            index = int(self.scroll_offset.y) + event.y - 1
+            if 0 <= index < len(self._rows):
+                self.cursor = index
+
+    # -- hooks for subclasses ------------------------------------------------------
+
+    def _announce(self, key: KeyT | None) -> None:
+        """Post the subclass's Highlighted message (None: the table is empty)."""
+        raise NotImplementedError
+
+    def _select(self, key: KeyT) -> None:
+        """Post the subclass's Selected message."""
+        raise NotImplementedError
+
+    def _rows_replaced(self) -> None:
+        """Called by `set_rows` right after the rows were replaced."""
+
+    # -- helpers -------------------------------------------------------------------
+
+    def _clamp(self, index: int) -> int:
+        return min(max(index, 0), max(len(self._rows) - 1, 0))
+
+    def _width(self) -> int:
+        """Columns for the rows: the vertical scrollbar's gutter is not theirs."""
+        return self.scrollable_content_region.width
+
+    def _page(self) -> int:
+        return max(self.size.height - 2, 1)
+
+    def _resize(self) -> None:
+        self.virtual_size = Size(self._width(), len(self._rows) + 1)
+
+    def _scroll_to_cursor(self) -> None:
+        top = int(self.scroll_offset.y)
+        visible = max(self.size.height - 1, 1)
+        if self.cursor < top:
+            self.scroll_to(y=self.cursor, animate=False, immediate=self.EAGER_SCROLL)
+        elif self.cursor >= top + visible:
+            self.scroll_to(y=self.cursor - visible + 1, animate=False, immediate=self.EAGER_SCROLL)
+
+    # -- rendering -----------------------------------------------------------------
+
+    def render_line(self, y: int) -> Strip:
+        width = self._width()
+        if y == 0:
+            return self.render_header(width)
+        index = int(self.scroll_offset.y) + y - 1
+        if not self._rows and y == 1:
+            return self._text_line(f"  {self.empty_text}", "dim", width)
+        if index >= len(self._rows):
+            return Strip.blank(width, self.rich_style)
+        return self.render_row(self._rows[index], index == self.cursor, width)
+
+    def render_header(self, width: int) -> Strip:
+        """The fixed first line."""
+        raise NotImplementedError
+
+    def render_row(self, row: RowT, is_cursor: bool, width: int) -> Strip:
+        """One row's line, `width` cells wide."""
+        raise NotImplementedError
+
+    def _text_line(self, text: str, component: str, width: int) -> Strip:
+        """`text` cut or padded to `width`, in the style of `{COMPONENT_PREFIX}--{component}`."""
+        style = self.get_component_rich_style(f"{self.COMPONENT_PREFIX}--{component}")
+        return Strip([Segment(pad(text, width), style)])
+
+
+def pad(text: str, width: int) -> str:
+    return text[:width].ljust(width)
+
+
+def fit(text: str, width: int, keep_end: bool = False) -> str:
+    """Pad or shorten to `width`; paths keep their end, where they differ."""
+    if len(text) <= width:
+        return text.ljust(width)
+    if width < 2:
+        return "…"[:width]
+    return "…" + text[len(text) - width + 1 :] if keep_end else text[: width - 1] + "…"
