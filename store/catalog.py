@@ -8,8 +8,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import networkx as nx
-
 from store.db import Database
 from store.models import (
     LintFinding,
@@ -271,6 +269,8 @@ def graph_report(db: Database, max_cycles: int = 50) -> GraphReport:
     dangling = tuple(
         Relation(s, t, target, o, True) for s, t, target, o in rows if target not in names
     )
+    import networkx as nx  # imported here: ~140 ms that start-up should not pay
+
     graph: nx.DiGraph[str] = nx.DiGraph()
     graph.add_edges_from(
         (s, target)

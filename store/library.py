@@ -37,14 +37,6 @@ from store.models import (
 from store.paths import LibraryPaths
 from store.skills import discovery
 from store.skills.discovery import Found, Root
-from store.skills.reconcile import (
-    Candidate,
-    Loaded,
-    finding_dict,
-    load,
-    manifest_of,
-    read_candidate,
-)
 from store.skills.surface import SLOTS, surfaces, text_hash
 from store.vectors import VectorIndex
 
@@ -52,6 +44,7 @@ if TYPE_CHECKING:
     from store.ingest.cold import LlmClient
     from store.ingest.pipeline import IngestReport
     from store.ingest.worker import DrainReport
+    from store.skills.reconcile import Candidate, Loaded
 
 Progress = Callable[[int, int], None]
 Clock = Callable[[], str]
@@ -211,6 +204,8 @@ class Library:
     def _read_changed(
         self, found: list[Found], known: dict[str, sqlite3.Row], progress: Progress | None
     ) -> tuple[list[Loaded], int, list[SkippedFile]]:
+        from store.skills.reconcile import load, read_candidate  # scanning only (parser, lint)
+
         loaded: list[Loaded] = []
         skipped: list[SkippedFile] = []
         unchanged = 0
@@ -256,6 +251,8 @@ class Library:
     def _append_version(
         self, conn: sqlite3.Connection, type_: str, sid: int, item: Loaded, row: sqlite3.Row | None
     ) -> None:
+        from store.skills.reconcile import finding_dict, manifest_of
+
         cand, parsed = item.candidate, item.parsed
         version_no = (
             1 if row is None else int(row["current_version"]) + (0 if _same(row, cand) else 1)
@@ -319,6 +316,8 @@ class Library:
     # -- embeddings and the vector index -----------------------------------------------
 
     def _embed_loaded(self, loaded: list[Loaded]) -> int:
+        from store.skills.reconcile import manifest_of
+
         """Embed new surfaces before the write transaction (slow work outside the lock)."""
         texts = {text_hash(t): t for item in loaded for _, t in surfaces(manifest_of(item.parsed))}
         try:
