@@ -87,8 +87,16 @@ def run_bench(
             started = time.perf_counter()
             results[name] = phase()
             results[name]["phase_seconds"] = round(time.perf_counter() - started, 1)
+            _settle()
     results["within_budget"] = _check(results)
     return results
+
+
+def _settle(seconds: float = 1.5) -> None:
+    """Between phases: flush the files the last one wrote and let its detached processes
+    (the hook's spool worker) exit, so phases are measured independently."""
+    os.sync()
+    time.sleep(seconds)
 
 
 def _check(results: dict[str, Any]) -> dict[str, bool]:
