@@ -105,7 +105,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
 
-def _library(args: argparse.Namespace) -> Any:
+def open_library(args: argparse.Namespace) -> Any:
     from store.library import Library
 
     return Library(resolve_library_dir(args.library))
@@ -140,7 +140,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def cmd_scan(args: argparse.Namespace) -> int:
     from app import render
 
-    with _library(args) as library:
+    with open_library(args) as library:
         for root in args.roots:
             if not root.expanduser().is_dir():
                 raise CliError(f"{root} is not a folder")
@@ -154,18 +154,18 @@ def cmd_scan(args: argparse.Namespace) -> int:
 def cmd_skills(args: argparse.Namespace) -> int:
     from app import render
 
-    with _library(args) as library:
+    with open_library(args) as library:
         rows = library.list_skills(args.filter, include_uninstalled=args.all)
-    emit(args, [render.summary_json(r) for r in rows], render.skills_text(rows))
+    emit(args, [render.plain(r) for r in rows], render.skills_text(rows))
     return 0
 
 
 def cmd_show(args: argparse.Namespace) -> int:
     from app import render
 
-    with _library(args) as library:
+    with open_library(args) as library:
         detail = library.get_skill(args.skill)
-    emit(args, render.detail_json(detail), render.detail_text(detail, body=not args.no_body))
+    emit(args, render.plain(detail), render.detail_text(detail, body=not args.no_body))
     return 0
 
 
@@ -186,10 +186,10 @@ def cmd_suggest(args: argparse.Namespace) -> int:
     from app import render
 
     contexts = _contexts(args)
-    with _library(args) as library:
+    with open_library(args) as library:
         results = library.suggest_many(contexts, args.limit)
     data = [
-        {"context": c, "suggestions": [render.suggestion_json(s) for s in r]}
+        {"context": c, "suggestions": [render.plain(s) for s in r]}
         for c, r in zip(contexts, results, strict=True)
     ]
     emit(args, data if len(data) > 1 else data[0], render.suggest_text(contexts, results))
@@ -200,7 +200,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from app import render
     from store.verify import verify
 
-    with _library(args) as library:
+    with open_library(args) as library:
         report = verify(library)
     emit(args, report.as_dict(), render.verify_text(report))
     return 0 if report.ok else 1
@@ -209,7 +209,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 def cmd_rebuild(args: argparse.Namespace) -> int:
     from store.verify import rebuild
 
-    with _library(args) as library:
+    with open_library(args) as library:
         counts = rebuild(library)
     emit(args, counts, f"replayed {counts['events']} events; indexed {counts['surfaces']} surfaces")
     return 0

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from app.cli import emit, open_library
 from store.errors import LibrarianError
 from store.paths import LibraryPaths, resolve_library_dir
 
@@ -73,28 +74,16 @@ def add_parsers(sub: Any, add: Any) -> None:
     hooks.add_argument("--dry-run", action="store_true", help="show the diff, change nothing")
 
 
-def _library(args: argparse.Namespace) -> Any:
-    from store.library import Library
-
-    return Library(resolve_library_dir(args.library))
-
-
-def _emit(args: argparse.Namespace, data: Any, text: str) -> None:
-    from app.cli import emit
-
-    emit(args, data, text)
-
-
 def cmd_ingest(args: argparse.Namespace) -> int:
     from app import render
 
     for path in args.paths:
         if not path.exists():
             raise LibrarianError(f"{path} does not exist")
-    with _library(args) as library:
+    with open_library(args) as library:
         client = _llm_client(library) if args.llm else None
         report = library.ingest(args.paths or None, llm=client)
-    _emit(args, render.ingest_json(report), render.ingest_text(report))
+    emit(args, render.plain(report), render.ingest_text(report))
     return 0
 
 
@@ -110,16 +99,16 @@ def _llm_client(library: Any) -> Any:
 def cmd_sessions(args: argparse.Namespace) -> int:
     from app import render
 
-    with _library(args) as library:
+    with open_library(args) as library:
         rows = library.sessions(args.project)
-    _emit(args, [render.plain(r) for r in rows], render.sessions_text(rows))
+    emit(args, [render.plain(r) for r in rows], render.sessions_text(rows))
     return 0
 
 
 def cmd_session(args: argparse.Namespace) -> int:
     from app import render
 
-    with _library(args) as library:
+    with open_library(args) as library:
         summary = library.session(args.session_id)
         nodes, edges = library.session_graph(args.session_id)
     data = {
@@ -127,7 +116,7 @@ def cmd_session(args: argparse.Namespace) -> int:
         "nodes": [render.plain(n) for n in nodes],
         "edges": [render.plain(e) for e in edges],
     }
-    _emit(args, data, render.session_text(summary, nodes, edges))
+    emit(args, data, render.session_text(summary, nodes, edges))
     return 0
 
 
@@ -142,16 +131,16 @@ def cmd_nodes(args: argparse.Namespace) -> int:
         "session": args.session,
         "limit": args.limit,
     }
-    with _library(args) as library:
+    with open_library(args) as library:
         rows = library.nodes(**filters)
-    _emit(args, [render.plain(n) for n in rows], render.nodes_text(rows))
+    emit(args, [render.plain(n) for n in rows], render.nodes_text(rows))
     return 0
 
 
 def cmd_review(args: argparse.Namespace) -> int:
     from app import render
 
-    with _library(args) as library:
+    with open_library(args) as library:
         if args.action == "undo":
             changed = library.undo_review()
         else:
@@ -161,16 +150,16 @@ def cmd_review(args: argparse.Namespace) -> int:
                 args.action, args.ids, reason=args.reason, summary=args.summary, scope=args.scope
             )
     text = render.nodes_text(changed) if changed else "nothing to undo: no decisions of yours"
-    _emit(args, [render.plain(n) for n in changed], text)
+    emit(args, [render.plain(n) for n in changed], text)
     return 0
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
     from app import render
 
-    with _library(args) as library:
+    with open_library(args) as library:
         rows = library.audit(args.limit, args.node)
-    _emit(args, [render.plain(r) for r in rows], render.audit_text(rows))
+    emit(args, [render.plain(r) for r in rows], render.audit_text(rows))
     return 0
 
 
@@ -179,7 +168,7 @@ def cmd_hook(args: argparse.Namespace) -> int:
     root = resolve_library_dir(args.library)
     if args.action == "drain":
         time.sleep(max(0.0, min(args.delay, 10.0)))
-        with _library(args) as library:
+        with open_library(args) as library:
             report = library.drain_spool()
         print(
             f"drained: {report.sessions} sessions, {report.ingested} ingested,"

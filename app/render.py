@@ -55,10 +55,6 @@ def scan_text(report: ScanReport) -> str:
     return "\n".join(lines)
 
 
-def summary_json(row: SkillSummary) -> dict[str, Any]:
-    return asdict(row)
-
-
 def skills_text(rows: list[SkillSummary]) -> str:
     if not rows:
         return "no skills (run `librarian scan`)"
@@ -71,10 +67,6 @@ def skills_text(rows: list[SkillSummary]) -> str:
             f" {flags:<14} {one_line(r.description, 80)}"
         )
     return "\n".join(lines)
-
-
-def detail_json(detail: SkillDetail) -> dict[str, Any]:
-    return asdict(detail)
 
 
 def detail_text(d: SkillDetail, body: bool = True) -> str:
@@ -105,10 +97,6 @@ def detail_text(d: SkillDetail, body: bool = True) -> str:
     if body:
         lines += ["", neutralise(d.body)]
     return "\n".join(lines)
-
-
-def suggestion_json(s: Suggestion) -> dict[str, Any]:
-    return asdict(s)
 
 
 def suggest_text(contexts: list[str], results: list[list[Suggestion]]) -> str:
@@ -143,10 +131,6 @@ def verify_text(report: VerifyReport) -> str:
 def plain(value: Any) -> Any:
     """A dataclass as JSON-ready data."""
     return asdict(value)
-
-
-def ingest_json(report: IngestReport) -> dict[str, Any]:
-    return asdict(report)
 
 
 def ingest_text(report: IngestReport) -> str:

@@ -9,9 +9,6 @@ from typing import Any
 from store.models import Event
 from store.projections import blob_text, handles
 
-#: Node fields a review decision may change, in the order the audit shows them.
-DECIDABLE = ("status", "summary", "scope", "reason")
-
 
 @handles("session.ingested")
 def _session_ingested(conn: sqlite3.Connection, event: Event) -> None:

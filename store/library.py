@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sqlite3
@@ -35,9 +34,10 @@ from store.models import (
     Suggestion,
 )
 from store.paths import LibraryPaths
+from store.projections import store_blob
 from store.skills import discovery
 from store.skills.discovery import Found, Root
-from store.skills.surface import SLOTS, surfaces, text_hash
+from store.skills.surface import surfaces, text_hash
 from store.vectors import VectorIndex
 
 if TYPE_CHECKING:
@@ -257,8 +257,8 @@ class Library:
         version_no = (
             1 if row is None else int(row["current_version"]) + (0 if _same(row, cand) else 1)
         )
-        source_hash = _store_blob(conn, cand.data.decode("utf-8", errors="replace"))
-        body_hash = _store_blob(conn, parsed.body)
+        source_hash = store_blob(conn, cand.data.decode("utf-8", errors="replace"))
+        body_hash = store_blob(conn, parsed.body)
         payload: dict[str, Any] = {
             "skill_id": sid,
             "fs_path": str(cand.found.path),
@@ -624,17 +624,7 @@ def _kept(skip: SkippedFile, row: sqlite3.Row | None) -> SkippedFile:
     return SkippedFile(skip.path, skip.code, f"{skip.reason}; kept the previous version")
 
 
-def _store_blob(conn: sqlite3.Connection, text: str) -> str:
-    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
-    conn.execute("INSERT OR IGNORE INTO blobs(hash, text) VALUES (?,?)", (digest, text))
-    return digest
-
-
 def _stack(vectors: list[Matrix], dim: int) -> Matrix:
     if not vectors:
         return np.zeros((0, dim), dtype=np.float32)
     return np.vstack(vectors).astype(np.float32)
-
-
-def label_skill(label: int) -> int:
-    return label // SLOTS

@@ -6,6 +6,7 @@ the same transaction as the event) and for replays (`rebuild`, `verify`).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 from collections.abc import Callable
@@ -34,10 +35,6 @@ def apply_event(conn: sqlite3.Connection, event: Event) -> None:
     handler = _HANDLERS.get(event.type)
     if handler is not None:
         handler(conn, event)
-
-
-def known_event_types() -> frozenset[str]:
-    return frozenset(_HANDLERS)
 
 
 def max_severity(findings: list[dict[str, Any]]) -> str:
@@ -133,6 +130,13 @@ def _replace_extracted_relations(
         " VALUES (?,?,?,'extracted',?)",
         [(sid, rel_type, target, ts) for rel_type, target in relations],
     )
+
+
+def store_blob(conn: sqlite3.Connection, text: str) -> str:
+    """Store content once, by its SHA-256; returns the hash events refer to."""
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    conn.execute("INSERT OR IGNORE INTO blobs(hash, text) VALUES (?,?)", (digest, text))
+    return digest
 
 
 def blob_text(conn: sqlite3.Connection, digest: str) -> str:

@@ -284,8 +284,7 @@ class ReviewScreen(LibrarianScreen):
 
     @work(thread=True, exclusive=True, group="review-projects", exit_on_error=False)
     def load_projects(self) -> None:
-        projects = sorted({s.project for s in self.library.sessions()})
-        self.post_message(ProjectsLoaded(projects))
+        self.post_message(ProjectsLoaded(self.library.projects()))
 
     @work(thread=True, group="review-write", exit_on_error=False)
     def write_decision(self, action: str, node_ids: list[str], values: dict[str, str]) -> None:

@@ -38,6 +38,7 @@ from store.models import (
     SkippedFile,
     TranscriptMessage,
 )
+from store.projections import store_blob
 
 if TYPE_CHECKING:
     from store.ingest.cold import LlmClient
@@ -229,7 +230,7 @@ def _record(library: Library, parsed: ParsedSession, llm: LlmClient | None) -> _
     messages_blob = _archive(parsed.messages)
     files = [_file_record(Path(f)) for f in parsed.files]
     with library.db.write() as conn:
-        digest = _store_blob(conn, messages_blob)
+        digest = store_blob(conn, messages_blob)
         library.append_event(
             conn,
             "session.ingested",
@@ -349,12 +350,6 @@ def _message_text(message: TranscriptMessage) -> str:
     parts += [f"[{u.name}] {u.input_text}" for u in message.tool_uses]
     parts += [("[error] " if r.is_error else "[result] ") + r.text for r in message.tool_results]
     return "\n".join(parts)
-
-
-def _store_blob(conn: sqlite3.Connection, text: str) -> str:
-    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
-    conn.execute("INSERT OR IGNORE INTO blobs(hash, text) VALUES (?,?)", (digest, text))
-    return digest
 
 
 def _session_payload(
