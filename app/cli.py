@@ -72,6 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
     from app import cli_sessions
 
     cli_sessions.add_parsers(sub, _add)
+    from app import cli_patterns
+
+    cli_patterns.add_parsers(sub, _add)
     bench.add_argument("--quick", action="store_true", help="smaller sizes (for a smoke run)")
     bench.add_argument(
         "--only",
@@ -188,6 +191,9 @@ def cmd_suggest(args: argparse.Namespace) -> int:
     contexts = _contexts(args)
     with open_library(args) as library:
         results = library.suggest_many(contexts, args.limit)
+        for context, found in zip(contexts, results, strict=True):
+            hits = [("skill", x.name, rank, x.score) for rank, x in enumerate(found, start=1)]
+            library.log_retrieval("suggest", context, hits)
     data = [
         {"context": c, "suggestions": [render.plain(s) for s in r]}
         for c, r in zip(contexts, results, strict=True)
@@ -249,9 +255,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def _all_commands() -> dict[str, Command]:
+    from app.cli_patterns import COMMANDS as PATTERN_COMMANDS
     from app.cli_sessions import COMMANDS
 
-    return {**_COMMANDS, **COMMANDS}
+    return {**_COMMANDS, **COMMANDS, **PATTERN_COMMANDS}
 
 
 _COMMANDS: dict[str, Command] = {

@@ -8,8 +8,13 @@ from typing import TYPE_CHECKING, Any
 
 from store.models import (
     AuditEntry,
+    Draft,
     Edge,
+    GraduationCheck,
+    MemoryHit,
     Node,
+    Pattern,
+    Retrieval,
     ScanReport,
     SessionSummary,
     SkillDetail,
@@ -196,5 +201,117 @@ def audit_text(rows: list[AuditEntry]) -> str:
         f"{r.ts[:19]}  {one_line(r.actor, 40):<40} {r.action:<9} {r.node_id}"
         f"  {one_line(json.dumps(r.before), 60)} → {one_line(json.dumps(r.after), 60)}"
         + (f"  ({one_line(r.reason, 80)})" if r.reason else "")
+        for r in rows
+    )
+
+
+# -- patterns, retrieval, graduation ----------------------------------------------------------
+
+
+def patterns_text(rows: list[Pattern]) -> str:
+    if not rows:
+        return "no patterns (approve nodes in the review queue, then `librarian consolidate`)"
+    return "\n".join(
+        f"{p.pattern_id}  {p.kind:<8} {p.status:<9} {p.confidence:.2f}  {p.members:>3} nodes"
+        f" {p.sessions:>2} sessions  {one_line(p.title, 70)}"
+        for p in rows
+    )
+
+
+def criteria_lines(check: GraduationCheck) -> list[str]:
+    return [
+        f"  [{'x' if c.met else ' '}] {c.name:<10} {one_line(c.detail, 140)}"
+        for c in check.criteria
+    ]
+
+
+def pattern_text(check: GraduationCheck, nodes: list[Node]) -> str:
+    p = check.pattern
+    lines = [
+        f"{p.pattern_id}  {p.kind} ({p.polarity or 'neutral'}, {p.classifier})  {p.status}",
+        f"  {one_line(p.title, 160)}",
+        f"  {one_line(p.summary, 300)}",
+        f"  scope {p.scope}  project {one_line(p.project, 60)}  confidence {p.confidence:.2f}"
+        f" (base {p.base_confidence:.2f})  retrieved {p.retrieval_count}x",
+        f"  {p.members} nodes, {p.sessions} sessions, {p.developers} developers,"
+        f" first {p.first_seen[:10]}, last {p.last_seen[:10]}",
+    ]
+    if p.trigger:
+        lines.append(f"  trigger: {one_line(p.trigger, 200)}")
+    if p.resolution:
+        lines.append(f"  resolution: {one_line(p.resolution, 200)} ({p.severity})")
+    lines += [f"  {i}. {one_line(s.text, 160)} [{s.node_id}]" for i, s in enumerate(p.steps, 1)]
+    lines.append("graduation:" + ("  ELIGIBLE" if check.eligible else ""))
+    lines += criteria_lines(check)
+    if check.revalidate:
+        lines.append(f"  re-validate: graduated into {p.skill_name} but the pattern has decayed")
+    if check.draft:
+        lines.append(f"  draft {check.draft.draft_id} ({check.draft.status}) {check.draft.name}")
+    lines.append("members:")
+    lines += [
+        f"  {n.node_id}  {n.session_id[:8]}  {n.type:<13} {n.confidence:.2f}"
+        f"  {one_line(n.summary, 90)}"
+        for n in nodes
+    ]
+    return "\n".join(lines)
+
+
+def hits_text(hits: list[MemoryHit]) -> str:
+    if not hits:
+        return "nothing found (no patterns yet? run `librarian consolidate`)"
+    out = []
+    for h in hits:
+        label = h.pattern_kind or h.kind
+        out.append(f"{h.rank:>2}. {h.score:.3f}  {label:<13} {h.item_id}  {one_line(h.title, 90)}")
+        if h.detail and h.kind == "pattern":
+            out.append(f"      {one_line(h.detail, 150)}")
+    return "\n".join(out)
+
+
+def graduation_text(checks: list[GraduationCheck], made: list[Draft], dry_run: bool) -> str:
+    if not checks:
+        return "no patterns to check (run `librarian consolidate`)"
+    out: list[str] = []
+    for c in checks:
+        p = c.pattern
+        flag = "ELIGIBLE" if c.eligible else ("RE-VALIDATE" if c.revalidate else p.status)
+        out.append(f"{p.pattern_id}  {flag:<11} {p.kind:<8} {one_line(p.title, 80)}")
+        out += criteria_lines(c)
+        if c.draft:
+            out.append(f"  draft {c.draft.draft_id} ({c.draft.status})")
+    eligible = sum(c.eligible for c in checks)
+    if dry_run:
+        out.append(f"dry run: {eligible} eligible, nothing drafted")
+    else:
+        out.append(
+            f"{len(made)} drafted into the review queue: "
+            + ", ".join(f"{d.draft_id} ({d.name})" for d in made)
+            if made
+            else f"{eligible} eligible, nothing new drafted"
+        )
+    return "\n".join(out)
+
+
+def drafts_text(rows: list[Draft]) -> str:
+    if not rows:
+        return "no drafts (run `librarian graduate`)"
+    out = []
+    for d in rows:
+        out.append(
+            f"{d.draft_id}  {d.status:<8} {d.name:<40} pattern {d.pattern_id}"
+            f"  {len(d.citations)} citations"
+        )
+        if d.reason:
+            out.append(f"  reason: {one_line(d.reason, 160)}")
+        if d.path:
+            out.append(f"  written to {one_line(d.path, 160)}")
+    return "\n".join(out)
+
+
+def retrievals_text(rows: list[Retrieval]) -> str:
+    if not rows:
+        return "no retrievals logged yet"
+    return "\n".join(
+        f"#{r.seq}  {r.ts[:19]}  {r.tool:<9} {len(r.hits):>2} hits  {one_line(r.query, 80)}"
         for r in rows
     )

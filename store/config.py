@@ -47,6 +47,36 @@ limit = 10
 importance_weight = 0.25
 # Deprecated skills rank below otherwise equal skills.
 deprecated_factor = 0.8
+
+[patterns]
+# Agglomerative clustering of approved nodes: cosine distance cut, average linkage.
+distance = 0.4
+# Patterns below this confidence leave the profile and the graduation candidates.
+min_confidence = 0.4
+# Confidence is multiplied by this for every week with sessions but no retrieval.
+decay = 0.95
+# "llm" classifies clusters with the configured [llm] model when a key is available.
+classifier = "rules"
+# How many results `librarian search`, `pitfalls` and `diagnose` return.
+limit = 8
+
+[graduation]
+# Distinct sessions a pattern must recur in (one confirmation per session).
+min_sessions_project = 3
+min_sessions_team = 2
+# Retrievals that returned the pattern in the top k, per session since it appeared.
+min_retrieval_rate = 0.3
+top_k = 5
+# Where an approved draft's SKILL.md folder is written; empty: ~/.claude/skills.
+skills_root = ""
+# The `license` a drafted SKILL.md declares.
+license = "Proprietary"
+
+[session_start]
+# Character budget for the context the SessionStart hook injects.
+max_chars = 4000
+skills = 5
+pitfalls = 5
 """
 
 

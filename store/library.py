@@ -21,11 +21,19 @@ from store.embed import Embedder, EmbeddingError, FastEmbedder, Matrix, model_sl
 from store.errors import LibrarianError
 from store.identity import resolve_actor
 from store.models import (
+    AGENT_LIFECYCLE_EVENTS,
     AuditEntry,
+    ConsolidationReport,
     ContextMessage,
+    Draft,
     Edge,
+    Event,
+    GraduationCheck,
+    MemoryHit,
     Node,
+    Pattern,
     QueueCounts,
+    Retrieval,
     ScanReport,
     SessionSummary,
     SkillDetail,
@@ -44,6 +52,7 @@ if TYPE_CHECKING:
     from store.ingest.cold import LlmClient
     from store.ingest.pipeline import IngestReport
     from store.ingest.worker import DrainReport
+    from store.patterns.memory import Memory
     from store.skills.reconcile import Candidate, Loaded
 
 Progress = Callable[[int, int], None]
@@ -72,6 +81,7 @@ class Library:
         self._embedder = embedder
         self._index: VectorIndex | None = None
         self._actor = ""
+        self._memory: Memory | None = None
         self._synced: tuple[int, bool] = (-1, False)
         self._matrix: tuple[str, Matrix, dict[int, int]] | None = None
 
@@ -105,9 +115,9 @@ class Library:
 
     def append_event(
         self, conn: sqlite3.Connection, type_: str, subject: str, payload: dict[str, Any]
-    ) -> None:
+    ) -> Event:
         """Append an event (and update projections) inside an open write transaction."""
-        events.append(conn, type_, subject, payload, self.actor, ts=self.clock())
+        return events.append(conn, type_, subject, payload, self.actor, ts=self.clock())
 
     def close(self) -> None:
         self.db.close()
@@ -601,6 +611,226 @@ class Library:
             return [
                 r[0] for r in conn.execute("SELECT DISTINCT project FROM sessions ORDER BY project")
             ]
+
+    # -- patterns, retrieval, graduation (DESIGN §7) ---------------------------------------
+
+    def consolidate(
+        self, *, full: bool = False, llm: Any = None, progress: Any = None
+    ) -> ConsolidationReport:
+        """Cluster approved nodes into patterns; `llm` classifies when given."""
+        from store.patterns.consolidate import consolidate
+
+        return consolidate(self, full=full, llm=llm, progress=progress)
+
+    def decay(self) -> int:
+        from store.patterns.decay import apply_decay
+
+        return apply_decay(self)
+
+    def patterns(
+        self,
+        *,
+        kind: str | None = None,
+        project: str | None = None,
+        statuses: Sequence[str] = ("active", "decayed", "graduated"),
+    ) -> list[Pattern]:
+        from store.patterns.memory import list_patterns
+
+        with self.db.read() as conn:
+            return list_patterns(conn, kind=kind, project=project, statuses=statuses)
+
+    def pattern(self, pattern_id: str) -> Pattern:
+        from store.patterns.memory import get_pattern
+
+        with self.db.read() as conn:
+            found = get_pattern(conn, pattern_id)
+        if found is None:
+            raise LibraryError(f"no pattern {pattern_id!r}")
+        return found
+
+    def pattern_nodes(self, pattern_id: str) -> list[Node]:
+        """A pattern's member nodes, most confident first."""
+        with self.db.read() as conn:
+            ids = [
+                r[0]
+                for r in conn.execute(
+                    "SELECT m.node_id FROM pattern_members m JOIN nodes n USING(node_id)"
+                    " WHERE m.pattern_id=? ORDER BY n.confidence DESC, n.node_id",
+                    (pattern_id,),
+                )
+            ]
+        return [self.node(node_id) for node_id in ids]
+
+    @property
+    def memory(self) -> Memory:
+        from store.patterns.memory import Memory
+
+        if self._memory is None:
+            self._memory = Memory(self)
+        return self._memory
+
+    def search_memory(
+        self, query: str, *, project: str = "", limit: int | None = None
+    ) -> list[MemoryHit]:
+        return self.memory.search(query, project=project, limit=limit)
+
+    def pitfalls(
+        self, query: str = "", *, project: str = "", limit: int | None = None
+    ) -> list[MemoryHit]:
+        return self.memory.pitfalls(query, project=project, limit=limit)
+
+    def diagnose(
+        self, problem: str, *, project: str = "", limit: int | None = None
+    ) -> list[MemoryHit]:
+        return self.memory.diagnose(problem, project=project, limit=limit)
+
+    def profile(self, project: str = "", *, log: bool = True) -> str:
+        """The Markdown profile (logged as a retrieval of every pattern it includes)."""
+        from store.patterns.memory import list_patterns, log_retrieval, render_profile
+
+        floor = float(self.config.get("patterns.min_confidence", 0.4))
+        with self.db.read() as conn:
+            found = list_patterns(conn, project=project or None, statuses=("active", "graduated"))
+            nodes = conn.execute(
+                "SELECT count(*), count(DISTINCT session_id) FROM nodes WHERE status='approved'"
+                + (" AND project=?" if project else ""),
+                (project,) if project else (),
+            ).fetchone()
+        kept = [p for p in found if p.confidence >= floor]
+        totals = (
+            f"{len(kept)} patterns over {nodes[0]} approved reasoning nodes in {nodes[1]} sessions"
+        )
+        text = render_profile(
+            found, project=project, floor=floor, generated=self.clock()[:10], totals=totals
+        )
+        if log:
+            hits = [("pattern", p.pattern_id, i, p.confidence) for i, p in enumerate(kept, 1)]
+            log_retrieval(self, "profile", project or "*", hits, project=project)
+        return text
+
+    def suggest_logged(
+        self, context: str, *, limit: int | None = None, project: str = "", tool: str = "suggest"
+    ) -> list[Suggestion]:
+        """`suggest` for an agent or a person asking: the answer goes into the retrieval log."""
+        from store.patterns.memory import log_retrieval
+
+        found = self.suggest(context, limit)
+        log_retrieval(
+            self,
+            tool,
+            context,
+            [("skill", s.name, rank, s.score) for rank, s in enumerate(found, start=1)],
+            project=project,
+        )
+        return found
+
+    def log_retrieval(
+        self,
+        tool: str,
+        query: str,
+        hits: Sequence[tuple[str, str, int, float]],
+        *,
+        project: str = "",
+        session_id: str = "",
+    ) -> int:
+        from store.patterns.memory import log_retrieval
+
+        return log_retrieval(self, tool, query, hits, project=project, session_id=session_id)
+
+    def retrievals(self, limit: int = 100) -> list[Retrieval]:
+        from store.patterns.memory import retrievals
+
+        return retrievals(self, limit)
+
+    def project_for(self, cwd: str) -> str:
+        from store.patterns.memory import project_of
+
+        with self.db.read() as conn:
+            return project_of(conn, cwd)
+
+    def graduation(self, *, include_all: bool = False) -> list[GraduationCheck]:
+        from store.patterns.graduate import checks
+
+        return checks(self, include_all=include_all)
+
+    def graduation_check(self, pattern_id: str) -> GraduationCheck:
+        from store.patterns.graduate import check
+
+        pattern = self.pattern(pattern_id)
+        with self.db.read() as conn:
+            return check(self, pattern, conn)
+
+    def graduate(self, *, dry_run: bool = False) -> tuple[list[GraduationCheck], list[Draft]]:
+        from store.patterns.graduate import graduate
+
+        return graduate(self, dry_run=dry_run)
+
+    def draft(self, pattern_id: str, *, force: bool = False) -> Draft:
+        from store.patterns.graduate import create_draft
+
+        return create_draft(self, pattern_id, force=force)
+
+    def drafts(self, status: str | None = None) -> list[Draft]:
+        from store.patterns.graduate import drafts
+
+        return drafts(self, status)
+
+    def get_draft(self, draft_id: str) -> Draft:
+        from store.patterns.graduate import get_draft
+
+        return get_draft(self, draft_id)
+
+    def approve_draft(self, draft_id: str, root: Path | None = None) -> Draft:
+        from store.patterns.graduate import approve_draft
+
+        return approve_draft(self, draft_id, root)
+
+    def reject_draft(self, draft_id: str, reason: str) -> Draft:
+        from store.patterns.graduate import reject_draft
+
+        return reject_draft(self, draft_id, reason)
+
+    def skill_event(
+        self,
+        key: str | int,
+        event: str,
+        *,
+        detail: str = "",
+        success: bool | None = None,
+        version: int | None = None,
+        session_id: str = "",
+        inferred: bool = False,
+    ) -> Event:
+        """Append one lifecycle event for a skill (`AGENT_LIFECYCLE_EVENTS` names), checked:
+        the skill and version must exist; an outcome needs success or failure."""
+        if event not in AGENT_LIFECYCLE_EVENTS:
+            allowed = ", ".join(AGENT_LIFECYCLE_EVENTS)
+            raise LibraryError(f"unknown lifecycle event {event!r} (one of: {allowed})")
+        with self.db.write() as conn:
+            sid = catalog.resolve(conn, key)
+            if sid is None:
+                raise LibraryError(f"no skill named {key!r}")
+            row = conn.execute(
+                "SELECT name, status, current_version FROM skills WHERE skill_id=?", (sid,)
+            ).fetchone()
+            name, status, current = row[0], row[1], int(row[2] or 0)
+            if status in ("retired", "uninstalled") and event != "outcome_recorded":
+                raise LibraryError(f"skill {name!r} is {status}")
+            payload: dict[str, Any] = {"skill_id": sid, "reason": detail, "detail": detail}
+            if event == "outcome_recorded":
+                if success is None:
+                    raise LibraryError("an outcome needs success or failure")
+                number = current if version is None else int(version)
+                known = conn.execute(
+                    "SELECT 1 FROM skill_versions WHERE skill_id=? AND version_no=?",
+                    (sid, number),
+                ).fetchone()
+                if known is None:
+                    raise LibraryError(f"skill {name!r} has no version {number}")
+                payload.update(
+                    version_no=number, success=success, session_id=session_id, inferred=inferred
+                )
+            return self.append_event(conn, f"skill.{event}", f"skill:{name}", payload)
 
     @contextmanager
     def acting_as(self, actor: str) -> Iterator[None]:

@@ -228,6 +228,103 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX audit_node ON audit(node_id);
     CREATE INDEX audit_actor ON audit(actor, seq);
     """,
+    # 4: patterns consolidated from approved nodes, the retrieval log, graduation drafts
+    """
+    CREATE TABLE patterns(
+        pattern_id TEXT PRIMARY KEY,
+        kind TEXT NOT NULL,
+        polarity TEXT NOT NULL,
+        title TEXT NOT NULL,
+        summary TEXT NOT NULL,
+        trigger TEXT NOT NULL,
+        steps TEXT NOT NULL,
+        resolution TEXT NOT NULL,
+        severity TEXT NOT NULL,
+        scope TEXT NOT NULL,
+        project TEXT NOT NULL,
+        classifier TEXT NOT NULL,
+        base_confidence REAL NOT NULL,
+        confidence REAL NOT NULL,
+        members INTEGER NOT NULL,
+        sessions INTEGER NOT NULL,
+        developers INTEGER NOT NULL,
+        first_seen TEXT NOT NULL,
+        last_seen TEXT NOT NULL,
+        status TEXT NOT NULL,
+        retrieval_count INTEGER NOT NULL DEFAULT 0,
+        last_retrieved_at TEXT NOT NULL DEFAULT '',
+        skill_name TEXT NOT NULL DEFAULT '',
+        fingerprint TEXT NOT NULL DEFAULT '',
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+    );
+    CREATE INDEX patterns_kind ON patterns(status, kind, confidence);
+    CREATE INDEX patterns_project ON patterns(project, status);
+
+    CREATE TABLE pattern_members(
+        pattern_id TEXT NOT NULL,
+        node_id TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        PRIMARY KEY(pattern_id, node_id)
+    );
+    CREATE INDEX pattern_members_node ON pattern_members(node_id);
+
+    CREATE TABLE retrievals(
+        seq INTEGER PRIMARY KEY,
+        ts TEXT NOT NULL,
+        actor TEXT NOT NULL,
+        tool TEXT NOT NULL,
+        query TEXT NOT NULL,
+        project TEXT NOT NULL,
+        session_id TEXT NOT NULL
+    );
+    CREATE TABLE retrieval_hits(
+        seq INTEGER NOT NULL,
+        rank INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        item_id TEXT NOT NULL,
+        score REAL NOT NULL,
+        PRIMARY KEY(seq, rank)
+    );
+    CREATE INDEX retrieval_hits_item ON retrieval_hits(kind, item_id);
+
+    CREATE TABLE drafts(
+        draft_id TEXT PRIMARY KEY,
+        pattern_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        content_hash TEXT NOT NULL,
+        citations TEXT NOT NULL,
+        status TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        created_by TEXT NOT NULL,
+        decided_at TEXT NOT NULL DEFAULT '',
+        decided_by TEXT NOT NULL DEFAULT '',
+        reason TEXT NOT NULL DEFAULT '',
+        path TEXT NOT NULL DEFAULT ''
+    );
+    CREATE INDEX drafts_status ON drafts(status, created_at);
+    CREATE INDEX drafts_pattern ON drafts(pattern_id);
+
+    CREATE TABLE outcomes(
+        seq INTEGER PRIMARY KEY,
+        ts TEXT NOT NULL,
+        actor TEXT NOT NULL,
+        skill_id INTEGER NOT NULL,
+        version_no INTEGER NOT NULL,
+        success INTEGER NOT NULL,
+        session_id TEXT NOT NULL,
+        detail TEXT NOT NULL,
+        inferred INTEGER NOT NULL
+    );
+    CREATE INDEX outcomes_skill ON outcomes(skill_id, ts);
+
+    -- A cache (not a projection): the last clustering, so new approvals can join it.
+    CREATE TABLE cluster_cache(
+        node_id TEXT PRIMARY KEY,
+        text_hash TEXT NOT NULL,
+        label INTEGER NOT NULL
+    );
+    """,
 )
 
 #: Tables rebuilt by replaying events; `verify` compares them with a scratch replay.
@@ -245,6 +342,12 @@ PROJECTION_TABLES: dict[str, str] = {
     "nodes": "node_id",
     "edges": "source_id, target_id, type",
     "audit": "seq",
+    "patterns": "pattern_id",
+    "pattern_members": "pattern_id, node_id",
+    "retrievals": "seq",
+    "retrieval_hits": "seq, rank",
+    "drafts": "draft_id",
+    "outcomes": "seq",
 }
 
 

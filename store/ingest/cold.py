@@ -686,6 +686,34 @@ class AnthropicClient:
         )
         return self._tool_input(message)
 
+    def tool_call(
+        self, system: str, content: str, name: str, description: str, schema: dict[str, Any]
+    ) -> dict[str, Any]:
+        """One forced call of a single tool; its input object (raises `LlmWindowError`)."""
+        from anthropic.types import ToolUseBlock
+
+        tool: ToolParam = {"name": name, "description": description, "input_schema": schema}
+        message = self._call(
+            lambda: self._sdk.messages.create(
+                model=self.model,
+                max_tokens=self.output_tokens,
+                system=system,
+                messages=[{"role": "user", "content": content}],
+                tools=[tool],
+                tool_choice={"type": "tool", "name": name, "disable_parallel_tool_use": True},
+            )
+        )
+        if message.stop_reason in ("refusal", "max_tokens"):
+            raise LlmWindowError(f"no usable reply (stop: {message.stop_reason})")
+        for block in message.content:
+            if (
+                isinstance(block, ToolUseBlock)
+                and block.name == name
+                and isinstance(block.input, dict)
+            ):
+                return dict(block.input)
+        raise LlmWindowError(f"no {name} call in the reply (stop: {message.stop_reason})")
+
     def _tool_input(self, message: Message) -> list[dict[str, Any]]:
         from anthropic.types import ToolUseBlock
 

@@ -1,0 +1,193 @@
+"""Projections for patterns, the retrieval log and graduation drafts (see `store.projections`)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from store.models import Event
+from store.projections import handles
+
+_PATTERN_COLUMNS = (
+    "pattern_id, kind, polarity, title, summary, trigger, steps, resolution, severity, scope,"
+    " project, classifier, base_confidence, confidence, members, sessions, developers,"
+    " first_seen, last_seen, status, retrieval_count, last_retrieved_at, skill_name,"
+    " fingerprint, created_at, updated_at"
+)
+
+
+@handles("pattern.consolidated")
+def _consolidated(conn: sqlite3.Connection, event: Event) -> None:
+    p = event.payload
+    for pattern_id in p.get("dissolved", []):
+        conn.execute(
+            "UPDATE patterns SET status='dissolved', updated_at=? WHERE pattern_id=?"
+            " AND status != 'graduated'",
+            (event.ts, pattern_id),
+        )
+    for record in p.get("patterns", []):
+        _upsert_pattern(conn, record, event.ts)
+
+
+def _upsert_pattern(conn: sqlite3.Connection, r: dict[str, Any], ts: str) -> None:
+    old = conn.execute(
+        "SELECT status, retrieval_count, last_retrieved_at, skill_name, created_at"
+        " FROM patterns WHERE pattern_id=?",
+        (r["pattern_id"],),
+    ).fetchone()
+    status = r["status"]
+    if old is not None and old[0] == "graduated":
+        status = "graduated"
+    conn.execute(
+        f"INSERT OR REPLACE INTO patterns({_PATTERN_COLUMNS})"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        (
+            r["pattern_id"],
+            r["kind"],
+            r["polarity"],
+            r["title"],
+            r["summary"],
+            r["trigger"],
+            json.dumps(r["steps"], sort_keys=True, ensure_ascii=False),
+            r["resolution"],
+            r["severity"],
+            r["scope"],
+            r["project"],
+            r["classifier"],
+            float(r["base_confidence"]),
+            float(r["confidence"]),
+            len(r["members"]),
+            int(r["sessions"]),
+            int(r["developers"]),
+            r["first_seen"],
+            r["last_seen"],
+            status,
+            old[1] if old else 0,
+            old[2] if old else "",
+            old[3] if old else "",
+            r.get("fingerprint", ""),
+            old[4] if old else ts,
+            ts,
+        ),
+    )
+    conn.execute("DELETE FROM pattern_members WHERE pattern_id=?", (r["pattern_id"],))
+    conn.executemany(
+        "INSERT INTO pattern_members(pattern_id, node_id, session_id) VALUES (?,?,?)",
+        [(r["pattern_id"], node_id, session_id) for node_id, session_id in r["members"]],
+    )
+
+
+@handles("pattern.decayed")
+def _decayed(conn: sqlite3.Connection, event: Event) -> None:
+    for update in event.payload["updates"]:
+        conn.execute(
+            "UPDATE patterns SET confidence=?, status=CASE WHEN status IN ('active', 'decayed')"
+            " THEN ? ELSE status END, updated_at=? WHERE pattern_id=?",
+            (float(update["confidence"]), update["status"], event.ts, update["pattern_id"]),
+        )
+
+
+@handles("retrieval.logged")
+def _retrieval(conn: sqlite3.Connection, event: Event) -> None:
+    p = event.payload
+    conn.execute(
+        "INSERT OR REPLACE INTO retrievals(seq, ts, actor, tool, query, project, session_id)"
+        " VALUES (?,?,?,?,?,?,?)",
+        (
+            event.seq,
+            event.ts,
+            event.actor,
+            p["tool"],
+            p["query"],
+            p.get("project", ""),
+            p.get("session_id", ""),
+        ),
+    )
+    hits = [
+        (event.seq, int(rank), kind, item, float(score)) for kind, item, rank, score in p["hits"]
+    ]
+    conn.executemany(
+        "INSERT OR REPLACE INTO retrieval_hits(seq, rank, kind, item_id, score) VALUES (?,?,?,?,?)",
+        hits,
+    )
+    nodes = [(event.ts, h[3]) for h in hits if h[2] == "node"]
+    conn.executemany(
+        "UPDATE nodes SET retrieval_count=retrieval_count+1, last_retrieved_at=? WHERE node_id=?",
+        nodes,
+    )
+    # A retrieval restarts the decay clock: the pattern is back at its base confidence.
+    patterns = [(event.ts, h[3]) for h in hits if h[2] == "pattern"]
+    conn.executemany(
+        "UPDATE patterns SET retrieval_count=retrieval_count+1, last_retrieved_at=?1,"
+        " confidence=base_confidence,"
+        " status=CASE WHEN status='decayed' THEN 'active' ELSE status END WHERE pattern_id=?2",
+        patterns,
+    )
+
+
+@handles("pattern.drafted")
+def _drafted(conn: sqlite3.Connection, event: Event) -> None:
+    p = event.payload
+    conn.execute(
+        "INSERT OR REPLACE INTO drafts(draft_id, pattern_id, name, content_hash, citations,"
+        " status, created_at, created_by) VALUES (?,?,?,?,?,?,?,?)",
+        (
+            p["draft_id"],
+            p["pattern_id"],
+            p["name"],
+            p["content_hash"],
+            json.dumps(p["citations"], sort_keys=True, ensure_ascii=False),
+            "pending",
+            event.ts,
+            event.actor,
+        ),
+    )
+
+
+@handles("pattern.draft_rejected")
+def _draft_rejected(conn: sqlite3.Connection, event: Event) -> None:
+    p = event.payload
+    conn.execute(
+        "UPDATE drafts SET status='rejected', decided_at=?, decided_by=?, reason=?"
+        " WHERE draft_id=?",
+        (event.ts, event.actor, p.get("reason", ""), p["draft_id"]),
+    )
+
+
+@handles("pattern.graduated")
+def _graduated(conn: sqlite3.Connection, event: Event) -> None:
+    p = event.payload
+    conn.execute(
+        "UPDATE drafts SET status='approved', decided_at=?, decided_by=?, path=? WHERE draft_id=?",
+        (event.ts, event.actor, p["path"], p["draft_id"]),
+    )
+    conn.execute(
+        "UPDATE patterns SET status='graduated', skill_name=?, updated_at=? WHERE pattern_id=?",
+        (p["skill_name"], event.ts, p["pattern_id"]),
+    )
+
+
+@handles("skill.outcome_recorded")
+def _outcome(conn: sqlite3.Connection, event: Event) -> None:
+    p = event.payload
+    conn.execute(
+        "INSERT OR REPLACE INTO outcomes(seq, ts, actor, skill_id, version_no, success,"
+        " session_id, detail, inferred) VALUES (?,?,?,?,?,?,?,?,?)",
+        (
+            event.seq,
+            event.ts,
+            event.actor,
+            int(p["skill_id"]),
+            int(p.get("version_no", 0)),
+            1 if p["success"] else 0,
+            p.get("session_id", ""),
+            p.get("detail", ""),
+            1 if p.get("inferred") else 0,
+        ),
+    )
+    column = "success" if p["success"] else "failure"
+    conn.execute(
+        f"UPDATE skills SET {column}_count={column}_count+1, last_{column}_at=? WHERE skill_id=?",
+        (event.ts, int(p["skill_id"])),
+    )

@@ -1,0 +1,1 @@
+"""Patterns: consolidation, classification, retrieval, graduation and decay (DESIGN §7)."""

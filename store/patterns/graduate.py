@@ -1,0 +1,395 @@
+"""Graduation: patterns that recurred, were retrieved in real work and were ratified by people
+become SKILL.md drafts in the review queue; an approved draft is written into the skills root
+and installed as `proposed` (DESIGN §7).
+
+Criteria (thresholds in config `[graduation]`):
+- sessions: distinct sessions among the members, at most one confirmation per session:
+  ≥ `min_sessions_project` (PROJECT) or ≥ `min_sessions_team` (TEAM);
+- retrieval: retrievals that returned the pattern (or one of its nodes) in the top k, divided
+  by the sessions of its project (all projects for TEAM) since the pattern first appeared:
+  ≥ `min_retrieval_rate`;
+- ratified: every member was approved by a reviewer (the human gate of the review queue);
+- confidence: not decayed below `patterns.min_confidence`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from store.errors import LibrarianError
+from store.models import Citation, Criterion, Draft, GraduationCheck, ParsedSkill, Pattern, Step
+from store.patterns import skillmd
+from store.patterns.memory import get_pattern, list_patterns
+from store.projections import blob_text, store_blob
+
+if TYPE_CHECKING:
+    import sqlite3
+
+    from store.library import Library
+
+
+class GraduationError(LibrarianError):
+    """A draft that cannot be created, approved or rejected."""
+
+
+def _settings(library: Library) -> dict[str, float]:
+    get = library.config.get
+    return {
+        "project": float(get("graduation.min_sessions_project", 3)),
+        "team": float(get("graduation.min_sessions_team", 2)),
+        "rate": float(get("graduation.min_retrieval_rate", 0.3)),
+        "top_k": float(get("graduation.top_k", 5)),
+        "floor": float(get("patterns.min_confidence", 0.4)),
+    }
+
+
+def check(library: Library, pattern: Pattern, conn: sqlite3.Connection) -> GraduationCheck:
+    s = _settings(library)
+    members = conn.execute(
+        "SELECT n.node_id, n.session_id, n.status, n.decided_by FROM pattern_members m"
+        " JOIN nodes n USING(node_id) WHERE m.pattern_id=?",
+        (pattern.pattern_id,),
+    ).fetchall()
+    sessions = {r[1] for r in members}
+    need = s["team"] if pattern.scope == "TEAM" else s["project"]
+    criteria = [
+        Criterion(
+            "sessions",
+            len(sessions) >= need,
+            len(sessions),
+            need,
+            f"{len(sessions)} distinct session{'s' if len(sessions) != 1 else ''}"
+            f" ({len(members)} confirmations, one counted per session); needs {need:g}"
+            f" ({pattern.scope})",
+        )
+    ]
+    node_ids = [r[0] for r in members]
+    hits = _retrieval_hits(conn, pattern.pattern_id, node_ids, int(s["top_k"]))
+    since = _sessions_since(conn, pattern)
+    rate = hits / since if since else 0.0
+    criteria.append(
+        Criterion(
+            "retrieval",
+            rate >= s["rate"] and hits > 0,
+            round(rate, 3),
+            s["rate"],
+            f"{hits} retrieval{'s' if hits != 1 else ''} in the top {int(s['top_k'])} over"
+            f" {since} session{'s' if since != 1 else ''} since it appeared = {rate:.2f};"
+            f" needs {s['rate']:.2f}",
+        )
+    )
+    approved = [r for r in members if r[2] == "approved" and r[3]]
+    reviewers = {r[3] for r in approved}
+    criteria.append(
+        Criterion(
+            "ratified",
+            bool(members) and len(approved) == len(members),
+            len(approved),
+            len(members),
+            f"{len(approved)} of {len(members)} members approved by"
+            f" {len(reviewers)} reviewer{'s' if len(reviewers) != 1 else ''}",
+        )
+    )
+    criteria.append(
+        Criterion(
+            "confidence",
+            pattern.confidence >= s["floor"],
+            pattern.confidence,
+            s["floor"],
+            f"confidence {pattern.confidence:.2f} (base {pattern.base_confidence:.2f});"
+            f" needs {s['floor']:.2f}",
+        )
+    )
+    draft = _latest_draft(conn, pattern.pattern_id)
+    eligible = (
+        all(c.met for c in criteria)
+        and pattern.status == "active"
+        and (draft is None or draft.status == "rejected")
+    )
+    revalidate = pattern.status == "graduated" and pattern.confidence < s["floor"]
+    return GraduationCheck(pattern, tuple(criteria), eligible, draft, revalidate)
+
+
+def _retrieval_hits(
+    conn: sqlite3.Connection, pattern_id: str, node_ids: list[str], top_k: int
+) -> int:
+    """Distinct retrievals that returned the pattern or one of its nodes in the top k."""
+    seqs = {
+        r[0]
+        for r in conn.execute(
+            "SELECT seq FROM retrieval_hits WHERE kind='pattern' AND item_id=? AND rank<=?",
+            (pattern_id, top_k),
+        )
+    }
+    for start in range(0, len(node_ids), 500):
+        chunk = node_ids[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        seqs.update(
+            r[0]
+            for r in conn.execute(
+                f"SELECT seq FROM retrieval_hits WHERE kind='node' AND item_id IN ({marks})"
+                " AND rank<=?",
+                (*chunk, top_k),
+            )
+        )
+    return len(seqs)
+
+
+def _sessions_since(conn: sqlite3.Connection, pattern: Pattern) -> int:
+    if pattern.scope == "TEAM":
+        row = conn.execute(
+            "SELECT count(*) FROM sessions WHERE started_at >= ?", (pattern.first_seen,)
+        ).fetchone()
+    else:
+        row = conn.execute(
+            "SELECT count(*) FROM sessions WHERE project=? AND started_at >= ?",
+            (pattern.project, pattern.first_seen),
+        ).fetchone()
+    return max(1, int(row[0]))
+
+
+def checks(library: Library, *, include_all: bool = False) -> list[GraduationCheck]:
+    """Every live pattern against the criteria, eligible first."""
+    with library.db.read() as conn:
+        patterns = list_patterns(conn, statuses=("active", "decayed", "graduated"))
+        found = [check(library, p, conn) for p in patterns]
+    if not include_all:
+        found = [c for c in found if c.pattern.status != "decayed" or c.revalidate]
+    found.sort(
+        key=lambda c: (
+            not c.eligible,
+            -sum(x.met for x in c.criteria),
+            -c.pattern.confidence,
+            c.pattern.pattern_id,
+        )
+    )
+    return found
+
+
+# -- drafts ---------------------------------------------------------------------------------
+
+
+def _draft_from_row(conn: sqlite3.Connection, r: Any) -> Draft:
+    citations = tuple(Citation(**c) for c in json.loads(r[4] or "[]"))
+    return Draft(
+        draft_id=r[0],
+        pattern_id=r[1],
+        name=r[2],
+        content=blob_text(conn, r[3]),
+        citations=citations,
+        status=r[5],
+        created_at=r[6],
+        created_by=r[7],
+        decided_at=r[8],
+        decided_by=r[9],
+        reason=r[10],
+        path=r[11],
+    )
+
+
+_DRAFT_COLUMNS = (
+    "draft_id, pattern_id, name, content_hash, citations, status, created_at, created_by,"
+    " decided_at, decided_by, reason, path"
+)
+
+
+def _latest_draft(conn: sqlite3.Connection, pattern_id: str) -> Draft | None:
+    row = conn.execute(
+        f"SELECT {_DRAFT_COLUMNS} FROM drafts WHERE pattern_id=?"
+        " ORDER BY created_at DESC, draft_id DESC LIMIT 1",
+        (pattern_id,),
+    ).fetchone()
+    return _draft_from_row(conn, row) if row else None
+
+
+def drafts(library: Library, status: str | None = None) -> list[Draft]:
+    with library.db.read() as conn:
+        where, params = ("WHERE status=?", (status,)) if status else ("", ())
+        rows = conn.execute(
+            f"SELECT {_DRAFT_COLUMNS} FROM drafts {where} ORDER BY created_at, draft_id", params
+        ).fetchall()
+        return [_draft_from_row(conn, r) for r in rows]
+
+
+def get_draft(library: Library, draft_id: str) -> Draft:
+    with library.db.read() as conn:
+        row = conn.execute(
+            f"SELECT {_DRAFT_COLUMNS} FROM drafts WHERE draft_id=?", (draft_id,)
+        ).fetchone()
+        if row is None:
+            raise GraduationError(f"no draft {draft_id!r}")
+        return _draft_from_row(conn, row)
+
+
+def build_draft(
+    library: Library, pattern: Pattern, conn: sqlite3.Connection
+) -> tuple[str, str, list[Citation]]:
+    """(name, SKILL.md text, citations) for a pattern; validated, linted."""
+    from store.skills.lint import lint_text
+    from store.skills.parser import is_valid_skill_name, parse_skill_md
+
+    members = conn.execute(
+        "SELECT n.node_id, n.session_id, n.summary, n.file, n.line_start, n.line_end,"
+        " n.confidence FROM pattern_members m JOIN nodes n USING(node_id)"
+        " WHERE m.pattern_id=? ORDER BY n.confidence DESC, n.node_id",
+        (pattern.pattern_id,),
+    ).fetchall()
+    from store.patterns.classify import strip_label
+
+    member_steps = [
+        Step(strip_label(r[2]), r[0], r[1], r[3], int(r[4]), int(r[5])) for r in members
+    ]
+    taken = {r[0] for r in conn.execute("SELECT name FROM skills")}
+    taken |= {r[0] for r in conn.execute("SELECT name FROM drafts WHERE status != 'rejected'")}
+    name = skillmd.skill_name(pattern.title, taken, "pattern-" + pattern.pattern_id[2:10])
+    steps = skillmd.draft_steps(pattern, member_steps)
+    sessions = sorted({r[1] for r in members})
+    nodes = sorted(r[0] for r in members)
+    license_name = str(library.config.get("graduation.license", "Proprietary"))
+    text, citations = skillmd.render(pattern, name, steps, sessions, nodes, license_name)
+    parsed = parse_skill_md(text.encode("utf-8"), name)
+    if not isinstance(parsed, ParsedSkill) or not is_valid_skill_name(name):
+        raise GraduationError(f"drafted SKILL.md for {pattern.pattern_id} does not parse")
+    unknown = set(parsed.frontmatter) - set(skillmd.SPEC_KEYS)
+    if unknown or parsed.name != name or parsed.warnings:
+        raise GraduationError(f"drafted SKILL.md for {pattern.pattern_id} is not spec-valid")
+    findings = [f for f in lint_text("SKILL.md", text) if f.severity in ("high", "medium")]
+    if findings:
+        raise GraduationError(
+            f"drafted SKILL.md for {pattern.pattern_id} fails the security lint:"
+            f" {findings[0].rule} ({findings[0].message})"
+        )
+    return name, text, citations
+
+
+def create_draft(library: Library, pattern_id: str, *, force: bool = False) -> Draft:
+    """Draft a SKILL.md for an eligible pattern into the review queue."""
+    with library.db.write() as conn:
+        pattern = get_pattern(conn, pattern_id)
+        if pattern is None:
+            raise GraduationError(f"no pattern {pattern_id!r}")
+        result = check(library, pattern, conn)
+        if not result.eligible and not force:
+            unmet = [c.name for c in result.criteria if not c.met]
+            why = f"criteria not met: {', '.join(unmet)}" if unmet else f"status {pattern.status}"
+            if result.draft is not None and result.draft.status != "rejected":
+                why = f"it already has a {result.draft.status} draft {result.draft.draft_id}"
+            raise GraduationError(f"pattern {pattern_id} is not eligible ({why})")
+        name, text, citations = build_draft(library, pattern, conn)
+        digest = store_blob(conn, text)
+        draft_id = (
+            "d_"
+            + hashlib.sha256(f"{pattern_id}\0{digest}\0{library.clock()}".encode()).hexdigest()[:12]
+        )
+        library.append_event(
+            conn,
+            "pattern.drafted",
+            f"pattern:{pattern_id}",
+            {
+                "draft_id": draft_id,
+                "pattern_id": pattern_id,
+                "name": name,
+                "content_hash": digest,
+                "citations": [c.__dict__ for c in citations],
+            },
+        )
+    return get_draft(library, draft_id)
+
+
+def graduate(
+    library: Library, *, dry_run: bool = False
+) -> tuple[list[GraduationCheck], list[Draft]]:
+    """Check every pattern; draft the eligible ones (unless a dry run)."""
+    found = checks(library)
+    made: list[Draft] = []
+    if not dry_run:
+        for c in found:
+            if c.eligible:
+                made.append(create_draft(library, c.pattern.pattern_id))
+    return found, made
+
+
+def skills_root(library: Library) -> Path:
+    configured = str(library.config.get("graduation.skills_root", "") or "")
+    return Path(configured).expanduser() if configured else Path.home() / ".claude" / "skills"
+
+
+def approve_draft(library: Library, draft_id: str, root: Path | None = None) -> Draft:
+    """Write the SKILL.md atomically into the skills root, install it as `proposed`."""
+    draft = get_draft(library, draft_id)
+    if draft.status != "pending":
+        raise GraduationError(f"draft {draft_id} is already {draft.status}")
+    base = root or skills_root(library)
+    folder = base / draft.name
+    target = folder / "SKILL.md"
+    if target.exists():
+        try:
+            same = target.read_text(encoding="utf-8") == draft.content
+        except (OSError, UnicodeDecodeError):
+            same = False
+        if not same:
+            raise GraduationError(f"{target} already exists with other content")
+    else:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".SKILL.md.", dir=folder)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(draft.content)
+            os.replace(tmp, target)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    library.scan([base])
+    with library.db.write() as conn:
+        row = conn.execute(
+            "SELECT skill_id FROM skills WHERE fs_path IN (?, ?)",
+            (str(target), os.path.realpath(target)),
+        ).fetchone()
+        if row is None:
+            row = conn.execute(
+                "SELECT skill_id FROM skills WHERE name=? ORDER BY skill_id DESC", (draft.name,)
+            ).fetchone()
+        if row is None:
+            raise GraduationError(f"{target} was written but did not load as a skill")
+        library.append_event(
+            conn,
+            "pattern.graduated",
+            f"pattern:{draft.pattern_id}",
+            {
+                "draft_id": draft_id,
+                "pattern_id": draft.pattern_id,
+                "skill_name": draft.name,
+                "path": str(target),
+            },
+        )
+        library.append_event(
+            conn,
+            "skill.proposed",
+            f"skill:{draft.name}",
+            {
+                "skill_id": int(row[0]),
+                "reason": f"graduated from pattern {draft.pattern_id} (draft {draft_id})",
+            },
+        )
+    return get_draft(library, draft_id)
+
+
+def reject_draft(library: Library, draft_id: str, reason: str) -> Draft:
+    draft = get_draft(library, draft_id)
+    if draft.status != "pending":
+        raise GraduationError(f"draft {draft_id} is already {draft.status}")
+    if not reason.strip():
+        raise GraduationError("a rejection needs a reason")
+    with library.db.write() as conn:
+        library.append_event(
+            conn,
+            "pattern.draft_rejected",
+            f"pattern:{draft.pattern_id}",
+            {"draft_id": draft_id, "pattern_id": draft.pattern_id, "reason": reason.strip()},
+        )
+    return get_draft(library, draft_id)

@@ -1,0 +1,165 @@
+"""Write a spec-valid SKILL.md for a pattern: only the six spec keys, a valid name, a
+description that says what and when, provenance in `metadata`, and a body whose every step
+cites the nodes and transcript lines it came from.
+
+All frontmatter scalars are written as JSON strings, which are valid YAML double-quoted
+scalars: no character in untrusted text can end the string, start a new key or close the
+frontmatter. Body text is folded to single printable lines (no escape sequences, no `---`
+line can appear). The result is parsed back with the librarian's own parser before it is
+accepted.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+
+from store.models import PATTERN_KIND_LABELS, Citation, Pattern, Step
+from store.text import one_line
+
+SPEC_KEYS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
+MAX_NAME = 64
+MAX_DESCRIPTION = 1024
+
+
+def skill_name(title: str, taken: set[str], fallback: str) -> str:
+    """A spec-valid name from a title: lower-case letters, digits and single hyphens, at most
+    64 characters, unique among `taken`."""
+    words = re.findall(r"[a-z0-9]+", title.lower())
+    name = ""
+    for word in words:
+        candidate = f"{name}-{word}" if name else word
+        if len(candidate) > 48:
+            break
+        name = candidate
+    name = name or fallback
+    unique, n = name, 2
+    while unique in taken:
+        suffix = f"-{n}"
+        unique = name[: MAX_NAME - len(suffix)].rstrip("-") + suffix
+        n += 1
+    return unique
+
+
+def _clean(text: str, limit: int) -> str:
+    return one_line(text, limit).replace("<", "‹").replace(">", "›")
+
+
+def description(pattern: Pattern) -> str:
+    """What the skill is and when to use it; ≤ 1024 characters, no angle brackets."""
+    what = {
+        "pitfall": f"Avoids a recurring pitfall: {pattern.title}.",
+        "strategy": f"A diagnostic strategy: {pattern.title}.",
+        "insight": f"Architectural knowledge: {pattern.title}.",
+    }[pattern.kind]
+    when = pattern.trigger or pattern.title
+    text = f"{what} Use when {when[:1].lower() + when[1:]}"
+    text = text if text.endswith(".") else text + "."
+    return _clean(text, MAX_DESCRIPTION)
+
+
+def render(
+    pattern: Pattern,
+    name: str,
+    steps: Sequence[Step],
+    sessions: Sequence[str],
+    nodes: Sequence[str],
+    license_name: str = "Proprietary",
+) -> tuple[str, list[Citation]]:
+    """The SKILL.md text and its citations ([1], [2], ... in step order)."""
+    citations: list[Citation] = []
+    markers: dict[str, str] = {}
+
+    def cite(step: Step) -> str:
+        if step.node_id not in markers:
+            markers[step.node_id] = f"[{len(markers) + 1}]"
+            citations.append(
+                Citation(
+                    marker=markers[step.node_id],
+                    node_id=step.node_id,
+                    session_id=step.session_id,
+                    file=step.file,
+                    line_start=step.line_start,
+                    line_end=step.line_end,
+                )
+            )
+        return markers[step.node_id]
+
+    metadata = {
+        "generated-by": "skill-librarian",
+        "librarian-pattern": pattern.pattern_id,
+        "librarian-kind": pattern.kind,
+        "librarian-sessions": ",".join(sessions),
+        "librarian-nodes": ",".join(nodes),
+    }
+    front = [
+        "---",
+        f"name: {json.dumps(name, ensure_ascii=False)}",
+        f"description: {json.dumps(description(pattern), ensure_ascii=False)}",
+    ]
+    front.append(f"license: {json.dumps(_clean(license_name, 100) or 'Proprietary')}")
+    front.append("metadata:")
+    front += [
+        f"  {key}: {json.dumps(value, ensure_ascii=False)}" for key, value in metadata.items()
+    ]
+    front.append("---")
+    body = [
+        f"# {_clean(pattern.title, 120)}",
+        "",
+        f"{PATTERN_KIND_LABELS[pattern.kind]} consolidated by skill-librarian from"
+        f" {pattern.sessions} sessions ({pattern.members} approved reasoning nodes). Every step"
+        " cites the node and transcript lines it came from.",
+        "",
+        "## When to use",
+        "",
+        _clean(pattern.trigger or pattern.title, 400),
+        "",
+    ]
+    heading = {
+        "pitfall": "## How to avoid it",
+        "strategy": "## Steps",
+        "insight": "## What to know",
+    }
+    body += [heading[pattern.kind], ""]
+    for i, step in enumerate(steps, start=1):
+        body.append(f"{i}. {_clean(step.text, 300)} {cite(step)}")
+    if pattern.kind == "pitfall" and pattern.resolution and not steps:
+        body.append(f"- Resolution: {_clean(pattern.resolution, 300)}")
+    body += ["", "## Evidence", ""]
+    for c in citations:
+        where = f"lines {c.line_start}–{c.line_end}" if c.line_end else "lines unknown"
+        source = _clean(c.file.rsplit("/", 1)[-1], 80) if c.file else "transcript"
+        body.append(f"- {c.marker} node `{c.node_id}`, session `{c.session_id}`, {source} {where}")
+    return "\n".join(front) + "\n\n" + "\n".join(body).rstrip() + "\n", citations
+
+
+def draft_steps(pattern: Pattern, members: Sequence[Step]) -> list[Step]:
+    """The steps a draft lists: the pattern's own (each already cites a node), else the
+    members themselves, so that every line has evidence."""
+    steps = list(pattern.steps)
+    if pattern.kind == "pitfall":
+        # The failure itself, then how it was resolved.
+        first = members[0] if members else None
+        lead = (
+            [
+                Step(
+                    f"Watch for: {first.text}",
+                    first.node_id,
+                    first.session_id,
+                    first.file,
+                    first.line_start,
+                    first.line_end,
+                )
+            ]
+            if first
+            else []
+        )
+        fix = [
+            Step(f"Resolve it: {s.text}", s.node_id, s.session_id, s.file, s.line_start, s.line_end)
+            for s in steps
+        ]
+        steps = lead + fix
+    if not steps:
+        steps = list(members[:7])
+    return steps
