@@ -17,6 +17,31 @@ DEMO_SESSIONS = Path(__file__).parent / "demo_sessions"
 DEMO_REVIEWER = ("Dana Reviewer", "dana@example.com")
 DEMO_COLLEAGUE = "Sam Maintainer <sam@example.com>"
 #: A later edit to this skill gives the demo a second version to show.
+PAYMENTS = "/home/dev/work/payments-api"
+#: Nodes the demo's colleague approved: the recurring lessons of the shipped sessions.
+RATIFIED = (
+    "String to replace not found",
+    "Re-reading the exact block",
+    "re-read the exact lines",
+    "idle in transaction",
+    "holds a pooled connection",
+    "recurring problem as the checkout pool exhaustion",
+    "Raising the pool",
+    "split it into short transactions",
+    "idle_in_transaction_session_timeout",
+    "The root cause was the lock queue",
+    "a `lock_timeout`, so the ALTER",
+    "`nextval()` is not transactional",
+    "rolled-back `nextval()` still consumed",
+)
+#: The agent that asked the librarian for help while working (logged retrievals).
+DEMO_AGENT = "claude-code (agent)"
+AGENT_QUESTIONS = (
+    (PAYMENTS, "Edit failed: String to replace not found in file"),
+    (PAYMENTS, "the Edit tool says the old string is not in the file"),
+    ("/home/dev/work/web-frontend", "Edit of a .tsx file failed, string to replace not found"),
+    (PAYMENTS, "API requests time out waiting for a database connection from the pool"),
+)
 EDITED_SKILL = "kubernetes-rollout"
 EDIT = """
 ## Canary gates (added after the March incident)
@@ -69,6 +94,13 @@ def _ingest_sessions(library: Library, folder: Path) -> None:
         solutions = library.nodes(status="pending", type_="SOLUTION", order="session")
         if solutions:
             library.review("approve", [n.node_id for n in solutions[:3]])
+        approved = [
+            n.node_id
+            for n in library.nodes(status="pending")
+            if any(phrase in n.summary for phrase in RATIFIED)
+        ]
+        if approved:
+            library.review("approve", approved)
         loads = library.nodes(status="pending", type_="CONTEXT_LOAD", order="session")
         if loads:
             library.review(
@@ -76,3 +108,16 @@ def _ingest_sessions(library: Library, folder: Path) -> None:
                 [loads[0].node_id],
                 reason="loading a skill is not a reasoning step worth keeping",
             )
+    _consolidate(library)
+
+
+def _consolidate(library: Library) -> None:
+    """Patterns from the approved reasoning, an agent asking for help a few times (every
+    retrieval is logged), and the one pattern that now meets every graduation criterion
+    drafted into the review queue."""
+    library.consolidate()
+    with library.acting_as(DEMO_AGENT):
+        for project, question in AGENT_QUESTIONS:
+            library.diagnose(question, project=project)
+        library.pitfalls(project=PAYMENTS)
+    library.graduate()

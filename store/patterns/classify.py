@@ -87,8 +87,10 @@ def classify_rules(members: Sequence[NodeRow], graph: SessionGraph) -> dict[str,
         "title": title,
         "summary": _summary(kind, ordered, sessions),
         "trigger": _trigger(kind, members, graph),
-        "steps": steps if kind == "strategy" else _resolution_steps(resolution_node, graph),
-        "resolution": strip_label(resolution_node.summary) if resolution_node else "",
+        "steps": steps
+        if kind == "strategy"
+        else _resolution_steps(members, resolution_node, graph),
+        "resolution": _short_paths(strip_label(resolution_node.summary)) if resolution_node else "",
         "severity": _severity(kind, sessions, errors) if kind == "pitfall" else "",
         "classifier": "rules",
     }
@@ -98,7 +100,16 @@ def classify_rules(members: Sequence[NodeRow], graph: SessionGraph) -> dict[str,
 def _title(members: Sequence[NodeRow]) -> str:
     """The most confident member's summary, without its label: the cluster's medoid is chosen
     by the caller and passed first."""
-    return one_line(strip_label(members[0].summary), 120)
+    return one_line(_short_paths(strip_label(members[0].summary)), 120)
+
+
+_PATH = re.compile(r"`(/[^`\s]*/)([^`/\s]+)`")
+
+
+def _short_paths(text: str) -> str:
+    """Absolute paths in code spans shortened to their file name: titles name the lesson,
+    not one checkout's directory layout."""
+    return _PATH.sub(lambda m: f"`{m.group(2)}`", text)
 
 
 def _polarity(kind: str, types: Counter[str], sessions: int) -> str:
@@ -143,7 +154,7 @@ def _trigger(kind: str, members: Sequence[NodeRow], graph: SessionGraph) -> str:
     if kind == "pitfall":
         failing = [m for m in members if m.type == "DEAD_END"] or list(members)
         first = min(failing, key=lambda n: (n.seen, n.line_start, n.node_id))
-    return one_line(strip_label(first.summary), 200)
+    return one_line(_short_paths(strip_label(first.summary)), 200)
 
 
 def _reachable(start: Sequence[NodeRow], graph: SessionGraph, hops: int) -> list[NodeRow]:
@@ -179,8 +190,28 @@ def _resolution(members: Sequence[NodeRow], graph: SessionGraph) -> NodeRow | No
     return min(pool, key=lambda n: (n.status != "approved", -n.confidence, n.node_id))
 
 
-def _resolution_steps(node: NodeRow | None, graph: SessionGraph) -> list[dict[str, Any]]:
-    return [_step(node)] if node else []
+def _resolution_steps(
+    members: Sequence[NodeRow], node: NodeRow | None, graph: SessionGraph
+) -> list[dict[str, Any]]:
+    """What was done about it: the approved nodes the members lead to (a re-read, a pivot,
+    the fix), in transcript order, then the resolution itself."""
+    member_ids = {m.node_id for m in members}
+    chain = [
+        n
+        for n in _reachable(members, graph, 3)
+        if n.status == "approved" and n.node_id not in member_ids and n.type != "CONTEXT_LOAD"
+    ]
+    chain.sort(key=lambda n: (n.seen, n.session_id, n.line_start))
+    if node is not None and node.node_id not in {n.node_id for n in chain}:
+        chain.append(node)
+    steps: list[dict[str, Any]] = []
+    texts: set[str] = set()
+    for n in chain:
+        step = _step(n)
+        if step["text"].lower() not in texts:
+            texts.add(step["text"].lower())
+            steps.append(step)
+    return steps[:4]
 
 
 def _steps(members: Sequence[NodeRow], graph: SessionGraph) -> list[dict[str, Any]]:
@@ -212,7 +243,7 @@ def _steps(members: Sequence[NodeRow], graph: SessionGraph) -> list[dict[str, An
 
 def _step(node: NodeRow) -> dict[str, Any]:
     return {
-        "text": one_line(strip_label(node.summary), 200),
+        "text": one_line(_short_paths(strip_label(node.summary)), 200),
         "node_id": node.node_id,
         "session_id": node.session_id,
         "file": node.file,

@@ -26,6 +26,7 @@ from store.models import Citation, Criterion, Draft, GraduationCheck, ParsedSkil
 from store.patterns import skillmd
 from store.patterns.memory import get_pattern, list_patterns
 from store.projections import blob_text, store_blob
+from store.text import one_line
 
 if TYPE_CHECKING:
     import sqlite3
@@ -239,10 +240,11 @@ def build_draft(
         " WHERE m.pattern_id=? ORDER BY n.confidence DESC, n.node_id",
         (pattern.pattern_id,),
     ).fetchall()
-    from store.patterns.classify import strip_label
+    from store.patterns.classify import _short_paths, strip_label
 
     member_steps = [
-        Step(strip_label(r[2]), r[0], r[1], r[3], int(r[4]), int(r[5])) for r in members
+        Step(one_line(_short_paths(strip_label(r[2])), 200), r[0], r[1], r[3], int(r[4]), int(r[5]))
+        for r in members
     ]
     taken = {r[0] for r in conn.execute("SELECT name FROM skills")}
     taken |= {r[0] for r in conn.execute("SELECT name FROM drafts WHERE status != 'rejected'")}

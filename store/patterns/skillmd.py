@@ -48,10 +48,11 @@ def _clean(text: str, limit: int) -> str:
 
 def description(pattern: Pattern) -> str:
     """What the skill is and when to use it; ≤ 1024 characters, no angle brackets."""
+    title = pattern.title.rstrip(" .")
     what = {
-        "pitfall": f"Avoids a recurring pitfall: {pattern.title}.",
-        "strategy": f"A diagnostic strategy: {pattern.title}.",
-        "insight": f"Architectural knowledge: {pattern.title}.",
+        "pitfall": f"Avoids a recurring pitfall: {title}.",
+        "strategy": f"A diagnostic strategy: {title}.",
+        "insight": f"Architectural knowledge: {title}.",
     }[pattern.kind]
     when = pattern.trigger or pattern.title
     text = f"{what} Use when {when[:1].lower() + when[1:]}"
@@ -135,31 +136,20 @@ def render(
 
 
 def draft_steps(pattern: Pattern, members: Sequence[Step]) -> list[Step]:
-    """The steps a draft lists: the pattern's own (each already cites a node), else the
-    members themselves, so that every line has evidence."""
-    steps = list(pattern.steps)
+    """The steps a draft lists, each citing its node. A pitfall starts with what to watch for
+    (one step per member: the recurrence is the evidence), then how it was resolved; other
+    kinds use the pattern's ordered steps, else the members themselves."""
     if pattern.kind == "pitfall":
-        # The failure itself, then how it was resolved.
-        first = members[0] if members else None
-        lead = (
-            [
-                Step(
-                    f"Watch for: {first.text}",
-                    first.node_id,
-                    first.session_id,
-                    first.file,
-                    first.line_start,
-                    first.line_end,
-                )
-            ]
-            if first
-            else []
-        )
+        seen: set[str] = set()
+        watch: list[Step] = []
+        for m in members:
+            text = f"Watch for: {m.text}"
+            if text.lower() not in seen:
+                seen.add(text.lower())
+                watch.append(Step(text, m.node_id, m.session_id, m.file, m.line_start, m.line_end))
         fix = [
-            Step(f"Resolve it: {s.text}", s.node_id, s.session_id, s.file, s.line_start, s.line_end)
-            for s in steps
+            Step(f"Then: {s.text}", s.node_id, s.session_id, s.file, s.line_start, s.line_end)
+            for s in pattern.steps
         ]
-        steps = lead + fix
-    if not steps:
-        steps = list(members[:7])
-    return steps
+        return (watch[:3] + fix)[:7]
+    return list(pattern.steps) or list(members[:7])
