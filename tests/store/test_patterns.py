@@ -491,3 +491,92 @@ def test_decay_drops_unretrieved_patterns_and_flags_graduated_skills(
     assert pattern.title[:20] not in lib.profile(log=False)
     assert lib.decay() == 0  # stable until something changes
     assert verify(lib).ok
+
+
+# -- the LLM classifier through the real anthropic client (MockTransport, no network) -------
+
+
+def llm_reply(tool_input: dict[str, Any]) -> Any:
+    import httpx2
+
+    body = {
+        "id": "msg_01",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-test",
+        "content": [
+            {"type": "tool_use", "id": "toolu_01", "name": "record_pattern", "input": tool_input}
+        ],
+        "stop_reason": "tool_use",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 10, "output_tokens": 10},
+    }
+    return httpx2.Response(200, json=body)
+
+
+def test_llm_classifier_samples_top_members_and_keeps_cited_steps(lib: Library) -> None:
+    import json as _json
+
+    import httpx2
+
+    from store.ingest.cold import AnthropicClient
+
+    requests: list[dict[str, Any]] = []
+    answer = {
+        "kind": "pitfall",
+        "title": "A bigger pool does not fix connections held idle in transaction",
+        "summary": "Pool timeouts come from transactions held open across I/O.",
+        "trigger": "requests time out waiting for a pooled connection",
+        "steps": [
+            {"text": "Check pg_stat_activity for idle in transaction", "node": 0},
+            {"text": "a step citing nothing valid", "node": 99},
+        ],
+        "resolution": "Keep transactions short; hold no connection during I/O.",
+        "severity": "high",
+        "polarity": "anti",
+    }
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        requests.append(_json.loads(request.content))
+        return llm_reply(answer)  # type: ignore[no-any-return]
+
+    client = AnthropicClient(
+        "claude-test",
+        "sk-ant-test",
+        http_client=httpx2.Client(transport=httpx2.MockTransport(handler)),
+        max_retries=0,
+    )
+    pool_library(lib)
+    report = lib.consolidate(llm=client)
+    assert report.classifier == "llm" and not report.notes
+    patterns = lib.patterns()
+    assert all(p.classifier == "llm" for p in patterns)
+    p = patterns[0]
+    assert p.title == answer["title"] and p.severity == "high"
+    assert len(p.steps) == 1 and p.steps[0].node_id  # the uncited step was dropped
+    sent = requests[0]
+    assert sent["tool_choice"]["name"] == "record_pattern"
+    assert "transferable" in sent["system"]
+    assert "evidence" in sent["messages"][0]["content"]
+
+
+def test_llm_failure_falls_back_to_rules(lib: Library) -> None:
+    import httpx2
+
+    from store.ingest.cold import AnthropicClient
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(
+            400, json={"type": "error", "error": {"type": "invalid_request_error", "message": "no"}}
+        )
+
+    client = AnthropicClient(
+        "claude-test",
+        "sk-ant-test",
+        http_client=httpx2.Client(transport=httpx2.MockTransport(handler)),
+        max_retries=0,
+    )
+    pool_library(lib)
+    report = lib.consolidate(llm=client)
+    assert report.notes and "rules used" in report.notes[0]
+    assert {p.classifier for p in lib.patterns()} == {"rules"}
