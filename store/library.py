@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sqlite3
@@ -516,7 +517,22 @@ class Library:
         detail = catalog.get_skill(self.db, key)
         if detail is None:
             raise LibraryError(f"no skill named {key!r}")
-        return detail
+        with self.db.read() as conn:
+            row = conn.execute(
+                "SELECT pattern_id, confidence FROM patterns WHERE skill_name=?"
+                " AND status='graduated' ORDER BY updated_at DESC LIMIT 1",
+                (detail.summary.name,),
+            ).fetchone()
+        if row is None:
+            return detail
+        floor = float(self.config.get("patterns.min_confidence", 0.4))
+        why = ""
+        if float(row[1]) < floor:
+            why = (
+                f"graduated from pattern {row[0]}, whose confidence decayed to {row[1]:.2f}"
+                f" (below {floor:.2f}): nobody has retrieved it lately"
+            )
+        return dataclasses.replace(detail, pattern_id=row[0], revalidate=why)
 
     def suggest(self, context: str, limit: int | None = None) -> list[Suggestion]:
         return self.suggest_many([context], limit)[0]

@@ -124,6 +124,8 @@ class SkillDetail:
     dependents: tuple[Relation, ...]
     versions: tuple[SkillVersion, ...]
     shadowed_by: str = ""
+    pattern_id: str = ""  # the pattern it graduated from
+    revalidate: str = ""  # why it needs re-validation (its pattern decayed), else ""
     cycles: tuple[tuple[str, ...], ...] = ()
 
 

@@ -105,6 +105,10 @@ def _fields(out: Text, detail: SkillDetail) -> None:
     _field(out, "Allowed tools", " ".join(m.get("allowed_tools", [])))
     _field(out, "Path", s.fs_path)
     _field(out, "Root", f"{s.root} ({s.scope})")
+    _field(out, "Graduated from", detail.pattern_id)
+    if detail.revalidate:
+        out.append("Re-validate: ", style="bold yellow")
+        out.append(one_line(detail.revalidate, 300) + "\n")
     if s.shadowed:
         out.append("Shadowed by: ", style="bold yellow")
         out.append(one_line(detail.shadowed_by, 300) + "\n")

@@ -488,6 +488,9 @@ def test_decay_drops_unretrieved_patterns_and_flags_graduated_skills(
     assert decayed.confidence < 0.4
     check = lib.graduation_check(pattern.pattern_id)
     assert check.revalidate
+    detail = lib.get_skill(draft.name)
+    assert detail.pattern_id == pattern.pattern_id
+    assert "decayed" in detail.revalidate
     assert pattern.title[:20] not in lib.profile(log=False)
     assert lib.decay() == 0  # stable until something changes
     assert verify(lib).ok
