@@ -59,7 +59,7 @@ def add_parsers(sub: Any, add: Any) -> None:
     audit.add_argument("--node", help="only this node")
     audit.add_argument("--limit", type=int, default=200)
     hook = add(sub, "hook", "entry point for Claude Code hooks (reads hook JSON on stdin)")
-    hook.add_argument("action", choices=["stop", "session-end", "drain"])
+    hook.add_argument("action", choices=["stop", "session-end", "session-start", "drain"])
     hook.add_argument(
         "--delay",
         type=float,
@@ -164,7 +164,21 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
 
 def cmd_hook(args: argparse.Namespace) -> int:
-    """Claude Code's hook: queue the transcript and return at once, exit 0 whatever happens."""
+    """Claude Code's hooks, exit 0 whatever happens. `stop`/`session-end`: queue the
+    transcript and return at once. `session-start`: print the context to inject (or nothing)."""
+    if args.action == "session-start":
+        try:
+            from store.patterns.session_start import MAX_INPUT, run_hook
+
+            piped = sys.stdin is not None and not sys.stdin.isatty()
+            raw = sys.stdin.read(MAX_INPUT) if piped else ""
+            output = run_hook(resolve_library_dir(args.library), raw)
+            if output:
+                sys.stdout.write(output + "\n")
+                sys.stdout.flush()
+        except BaseException:
+            pass
+        return 0
     root = resolve_library_dir(args.library)
     if args.action == "drain":
         time.sleep(max(0.0, min(args.delay, 10.0)))

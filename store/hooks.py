@@ -2,7 +2,9 @@
 or remove the hook entries in Claude Code's settings.json.
 
 `enqueue` runs inside Claude Code's Stop hook, so this module imports only the standard
-library: the whole `librarian hook stop` process must return in well under 200 ms.
+library: the whole `librarian hook stop` process must return in well under 200 ms. The
+SessionStart hook (`store.patterns.session_start`) injects what the library knows about the
+session's project; it is installed with a matcher, so it does not run on `fork`.
 """
 
 from __future__ import annotations
@@ -22,7 +24,9 @@ from typing import Any, NamedTuple
 
 QUEUE = "queue.jsonl"
 #: Hook events the librarian installs, and the `librarian hook` action each one runs.
-EVENTS = {"Stop": "stop", "SessionEnd": "session-end"}
+EVENTS = {"Stop": "stop", "SessionEnd": "session-end", "SessionStart": "session-start"}
+#: Matchers for the events that take one (events not listed get a group without a matcher).
+MATCHERS = {"SessionStart": "startup|resume|clear|compact"}
 HOOK_TIMEOUT_SECONDS = 10
 #: Work files older than this were left by a worker that died: they are claimed again.
 STALE_WORK_SECONDS = 600
@@ -198,7 +202,8 @@ def with_hooks(settings: dict[str, Any], commands: Mapping[str, str]) -> dict[st
     for event, command in commands.items():
         handler = {"type": "command", "command": command, "timeout": HOOK_TIMEOUT_SECONDS}
         groups = list(hooks.get(event) or [])
-        groups.append({"hooks": [handler]})
+        matcher = {"matcher": MATCHERS[event]} if event in MATCHERS else {}
+        groups.append({**matcher, "hooks": [handler]})
         hooks[event] = groups
     result["hooks"] = hooks
     return result

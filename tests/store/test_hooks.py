@@ -119,3 +119,45 @@ def test_settings_paths(tmp_path: Path) -> None:
         "/c/settings.json"
     )
     assert hooks.settings_path("project", home, cwd, {}) == cwd / ".claude" / "settings.json"
+
+
+def test_install_adds_session_start_with_a_matcher_and_uninstall_removes_only_ours(
+    tmp_path: Path,
+) -> None:
+    assert hooks.EVENTS["SessionStart"] == "session-start"
+    commands = {
+        event: hooks.hook_command(["/opt/bin/librarian"], Path("/tmp/my lib"), action)
+        for event, action in hooks.EVENTS.items()
+    }
+    assert (
+        commands["SessionStart"] == "/opt/bin/librarian --library '/tmp/my lib' hook session-start"
+    )
+    theirs = {"matcher": "startup", "hooks": [{"type": "command", "command": "echo hello"}]}
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({"hooks": {"SessionStart": [theirs]}}))
+    hooks.install(path, commands)
+    settings = json.loads(path.read_text())
+    assert set(settings["hooks"]) == {"Stop", "SessionEnd", "SessionStart"}
+    assert settings["hooks"]["SessionStart"] == [
+        theirs,
+        {
+            "matcher": "startup|resume|clear|compact",
+            "hooks": [
+                {
+                    "type": "command",
+                    "command": commands["SessionStart"],
+                    "timeout": hooks.HOOK_TIMEOUT_SECONDS,
+                }
+            ],
+        },
+    ]
+    # Stop and SessionEnd keep their matcher-less groups.
+    assert "matcher" not in settings["hooks"]["Stop"][0]
+    assert "matcher" not in settings["hooks"]["SessionEnd"][0]
+    assert hooks.is_ours(settings["hooks"]["SessionStart"][1]["hooks"][0])
+    assert not hooks.install(path, commands).changed  # idempotent
+    dry = hooks.uninstall(path, dry_run=True)
+    assert dry.changed
+    assert "hook session-start" in dry.diff
+    hooks.uninstall(path)
+    assert json.loads(path.read_text()) == {"hooks": {"SessionStart": [theirs]}}
