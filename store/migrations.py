@@ -258,6 +258,7 @@ MIGRATIONS: tuple[str, ...] = (
         created_at TEXT NOT NULL,
         updated_at TEXT NOT NULL
     );
+    CREATE INDEX nodes_status_updated ON nodes(status, updated_at);
     CREATE INDEX patterns_kind ON patterns(status, kind, confidence);
     CREATE INDEX patterns_project ON patterns(project, status);
 

@@ -271,8 +271,9 @@ class Memory:
                 scored.append((score, "pattern", p.pattern_id, p.title, detail, p.kind))
         if "node" in kinds and loaded.node_ids:
             sims = loaded.node_vectors @ vector
-            top = np.argsort(-sims, kind="stable")[: max(limit * 8, 50)]
-            for i in top.tolist():
+            keep = min(len(sims), max(limit * 8, 50))
+            top = np.argpartition(-sims, keep - 1)[:keep] if keep < len(sims) else np.arange(keep)
+            for i in sorted(top.tolist(), key=lambda j: (-float(sims[j]), j)):
                 node_project, scope, node_type, summary = loaded.node_meta[i]
                 if project and scope != "TEAM" and node_project != project:
                     continue

@@ -1,0 +1,338 @@
+"""`librarian mcp` end to end: a real MCP client session over stdio, as an agent would use it.
+
+The server runs in a subprocess on a copy of the demo library in which every reasoning node is
+approved and consolidated, so memory, pitfalls, diagnose and the profile have patterns to
+return. The server loads the embedding model at start-up (about three seconds), so one server
+and client session (`client`) serves the whole module; its event loop runs in a thread behind
+a blocking portal, which keeps the tests themselves synchronous. Only the raw-bytes test starts
+a server of its own, because it needs the process's exit.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, get_args
+
+import pytest
+from anyio.from_thread import BlockingPortal, start_blocking_portal
+from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp.shared.exceptions import MCPError
+from mcp.types import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    CallToolResult,
+    TextContent,
+    Tool,
+)
+
+from app.mcp_server import LifecycleEvent
+from store.embed import FastEmbedder
+from store.events import iter_events
+from store.library import Library
+from store.models import AGENT_LIFECYCLE_EVENTS
+from tests.conftest import REPO, isolate_home
+
+TOOLS = {
+    "search_memory",
+    "pitfalls",
+    "diagnose",
+    "profile",
+    "suggest_skills",
+    "record_skill_outcome",
+    "skill_event",
+}
+PAYMENTS = "/home/dev/work/payments-api"
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("mcp-home")
+
+
+@pytest.fixture(scope="module")
+def library_dir(
+    demo_library_dir: Path,
+    home: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+    _embedder: FastEmbedder,
+) -> Path:
+    """A copy of the demo with every node approved and consolidated into patterns."""
+    target = tmp_path_factory.mktemp("mcp") / "library"
+    shutil.copytree(demo_library_dir, target, ignore=shutil.ignore_patterns("models"))
+    # The server assembles no model of its own: it reads the demo's (read-only).
+    (target / "models").symlink_to(demo_library_dir / "models", target_is_directory=True)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        isolate_home(monkeypatch, home)
+        with Library(target, embedder=_embedder) as library:
+            pending = library.nodes(status="pending")
+            library.review("approve", [n.node_id for n in pending])
+            library.consolidate(full=True)
+            assert library.patterns(kind="pitfall"), "the demo should yield pitfalls"
+    return target
+
+
+@pytest.fixture
+def opened(library_dir: Path, _embedder: FastEmbedder) -> Iterator[Library]:
+    """The test library, opened in the test process to check what the server recorded."""
+    with Library(library_dir, embedder=_embedder) as library:
+        yield library
+
+
+def server_env(home: Path) -> dict[str, str]:
+    return {
+        "HOME": str(home),
+        "LIBRARIAN_HOME": str(home / "library"),
+        "XDG_DATA_HOME": str(home / ".local/share"),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "XDG_STATE_HOME": str(home / ".local/state"),
+        "PYTHONPATH": str(REPO),
+    }
+
+
+def server_command(library_dir: Path) -> list[str]:
+    return ["-m", "app", "--library", str(library_dir), "mcp"]
+
+
+@asynccontextmanager
+async def mcp_session(library_dir: Path, home: Path, errlog: Path) -> AsyncIterator[ClientSession]:
+    """An initialised client session on a fresh `librarian mcp` subprocess."""
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=server_command(library_dir),
+        env=server_env(home),
+        cwd=REPO,
+    )
+    with errlog.open("w", encoding="utf-8") as err:
+        async with (
+            stdio_client(params, errlog=err) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            yield session
+
+
+class Client:
+    """A synchronous face on one MCP client session (its event loop runs in a thread)."""
+
+    def __init__(self, portal: BlockingPortal, session: ClientSession, errlog: Path) -> None:
+        self.portal = portal
+        self.session = session
+        self.errlog = errlog
+
+    def tools(self) -> list[Tool]:
+        return self.portal.call(self.session.list_tools).tools
+
+    def call(self, name: str, arguments: dict[str, Any]) -> CallToolResult:
+        result = self.portal.call(self.session.call_tool, name, arguments)
+        assert isinstance(result, CallToolResult)
+        return result
+
+    def server_stderr(self) -> str:
+        return self.errlog.read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def client(
+    library_dir: Path, home: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Client]:
+    """One `librarian mcp` server and client session, shared by the tests of this module."""
+    errlog = tmp_path_factory.mktemp("mcp-server") / "stderr.txt"
+    with (
+        start_blocking_portal() as portal,
+        portal.wrap_async_context_manager(mcp_session(library_dir, home, errlog)) as session,
+    ):
+        yield Client(portal, session, errlog)
+
+
+def text_of(result: CallToolResult) -> str:
+    return "\n".join(c.text for c in result.content if isinstance(c, TextContent))
+
+
+def data_of(result: CallToolResult) -> dict[str, Any]:
+    assert not result.is_error, text_of(result)
+    data = result.structured_content
+    assert isinstance(data, dict)
+    # The text block carries the same JSON, for clients that ignore structured content.
+    assert json.loads(text_of(result)) == data
+    return data
+
+
+def read_only(tool: Tool) -> bool | None:
+    return tool.annotations.read_only_hint if tool.annotations else None
+
+
+def test_lifecycle_literal_matches_the_store() -> None:
+    assert get_args(LifecycleEvent) == AGENT_LIFECYCLE_EVENTS
+
+
+def test_tools_are_listed_with_their_schemas(client: Client) -> None:
+    tools = {t.name: t for t in client.tools()}
+    assert set(tools) == TOOLS
+    for tool in tools.values():
+        assert tool.description
+        assert tool.input_schema["type"] == "object"
+        assert tool.annotations is not None
+    assert tools["search_memory"].input_schema["required"] == ["query"]
+    assert read_only(tools["search_memory"]) is True
+    assert tools["record_skill_outcome"].input_schema["required"] == ["skill", "success"]
+    assert read_only(tools["record_skill_outcome"]) is False
+    event = tools["skill_event"].input_schema["properties"]["event"]
+    assert tuple(event["enum"]) == AGENT_LIFECYCLE_EVENTS
+    assert tools["search_memory"].output_schema is not None
+    assert tools["profile"].output_schema is None  # Markdown text
+
+
+def test_memory_tools_answer_and_are_logged(client: Client, opened: Library) -> None:
+    search = data_of(
+        client.call("search_memory", {"query": "connection pool exhausted at checkout", "limit": 5})
+    )
+    assert 0 < len(search["hits"]) <= 5
+    assert [h["rank"] for h in search["hits"]] == list(range(1, len(search["hits"]) + 1))
+    assert {h["kind"] for h in search["hits"]} <= {"pattern", "node"}
+
+    pitfalls = data_of(client.call("pitfalls", {"project": PAYMENTS}))
+    assert pitfalls["project"] == PAYMENTS
+    assert pitfalls["hits"]
+    assert {h["pattern_kind"] for h in pitfalls["hits"]} == {"pitfall"}
+
+    diagnose = data_of(
+        client.call(
+            "diagnose",
+            {"problem": "alembic upgrade fails: multiple heads", "cwd": f"{PAYMENTS}/src"},
+        )
+    )
+    assert diagnose["project"] == PAYMENTS  # mapped from the working directory
+    assert {h["pattern_kind"] for h in diagnose["hits"]} <= {"pitfall", "strategy"}
+
+    profile = client.call("profile", {"cwd": PAYMENTS})
+    assert not profile.is_error
+    assert text_of(profile).startswith(f"# Knowledge profile: {PAYMENTS}")
+    assert "## Pitfalls, most severe first" in text_of(profile)
+
+    logged = {r.tool: r for r in reversed(opened.retrievals(20))}  # the newest of each tool
+    assert {"search", "pitfalls", "diagnose", "profile"} <= set(logged)
+    assert logged["search"].query == "connection pool exhausted at checkout"
+    assert [h[1] for h in logged["search"].hits] == [h["id"] for h in search["hits"]]
+    assert [h[1] for h in logged["pitfalls"].hits] == [h["id"] for h in pitfalls["hits"]]
+    assert [h[1] for h in logged["diagnose"].hits] == [h["id"] for h in diagnose["hits"]]
+    assert logged["diagnose"].project == PAYMENTS
+    assert logged["profile"].project == PAYMENTS
+    assert "Traceback" not in client.server_stderr()
+
+
+def test_skills_are_suggested_and_outcomes_recorded(client: Client, opened: Library) -> None:
+    suggested = data_of(
+        client.call("suggest_skills", {"context": "debug a flaky test", "limit": 3})
+    )
+    assert 0 < len(suggested["skills"]) <= 3
+    skill = suggested["skills"][0]["name"]  # as an agent would: suggested, applied, judged
+    logged = next(r for r in opened.retrievals(20) if r.tool == "mcp.suggest")
+    assert logged.query == "debug a flaky test"
+    assert [h[1] for h in logged.hits] == [s["name"] for s in suggested["skills"]]
+
+    applied = data_of(client.call("skill_event", {"skill": skill, "event": "applied"}))
+    assert applied["type"] == "skill.applied"
+    outcome = data_of(
+        client.call(
+            "record_skill_outcome",
+            {"skill": skill, "success": True, "session_id": "s-mcp", "detail": "it helped"},
+        )
+    )
+    assert outcome["type"] == "skill.outcome_recorded"
+    assert outcome["skill"] == skill
+    assert outcome["success"] is True
+    assert outcome["version"] == opened.get_skill(skill).summary.version_no
+    assert outcome["seq"] > applied["seq"]
+
+    with opened.db.read() as conn:
+        mine = [e for e in iter_events(conn) if e.subject == f"skill:{skill}"]
+    assert [e.seq for e in mine[-2:]] == [applied["seq"], outcome["seq"]]
+    assert mine[-1].payload["success"] is True
+    assert mine[-1].payload["session_id"] == "s-mcp"
+    assert mine[-1].payload["detail"] == "it helped"
+
+
+def test_bad_input_is_an_error_result_and_the_server_keeps_going(
+    client: Client, opened: Library
+) -> None:
+    skill = next(s.name for s in opened.list_skills() if s.status == "stable")
+    last_seq = opened.last_seq()
+    bad: list[tuple[str, dict[str, Any], str]] = [
+        ("search_memory", {"query": 5}, "query: Input should be a valid string"),
+        ("search_memory", {}, "query: Field required"),
+        ("search_memory", {"query": "   "}, "query is empty"),
+        ("search_memory", {"query": "x", "limit": 0}, "limit"),
+        ("search_memory", {"query": "x", "limit": "many"}, "limit"),
+        ("diagnose", {"problem": ""}, "problem"),
+        ("suggest_skills", {"context": ["a", "list"]}, "context"),
+        ("record_skill_outcome", {"skill": "no-such-skill", "success": True}, "no skill named"),
+        ("record_skill_outcome", {"skill": skill, "success": "sometimes"}, "success"),
+        ("record_skill_outcome", {"skill": skill}, "success: Field required"),
+        ("record_skill_outcome", {"skill": skill, "success": True, "version": 999}, "version 999"),
+        ("skill_event", {"skill": skill, "event": "exploded"}, "event: Input should be"),
+        ("skill_event", {"skill": skill, "event": "outcome_recorded"}, "needs success"),
+        ("skill_event", {"skill": "no-such-skill", "event": "applied"}, "no skill named"),
+    ]
+    for name, arguments, expected in bad:
+        result = client.call(name, arguments)
+        assert result.is_error, (name, arguments)
+        assert expected in text_of(result), (name, arguments, text_of(result))
+        assert "Traceback" not in text_of(result)
+    assert opened.last_seq() == last_seq  # nothing was logged or recorded
+
+    with pytest.raises(MCPError) as unknown:
+        client.call("no_such_tool", {})
+    assert unknown.value.code == INVALID_PARAMS
+
+    still = data_of(client.call("search_memory", {"query": "failed migration"}))
+    assert still["hits"]
+    assert "Traceback" not in client.server_stderr()
+
+
+def test_raw_malformed_lines_are_answered_and_requests_in_flight_finish(
+    library_dir: Path, home: Path
+) -> None:
+    lines = [
+        b"this is not json\n",
+        b"\xff\xfe\x00 binary garbage\n",
+        b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":'
+        b'"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}\n',
+        b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n',
+        b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":"not an object"}\n',
+        b'{"jsonrpc":"2.0","id":3,"method":"tools/list"}\n',
+        b'{"jsonrpc":"2.0","id":4,"method":"no/such/method"}\n',
+        b'{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"diagnose",'
+        b'"arguments":{"problem":"pods fail readiness checks after deploy"}}}\n',
+    ]
+    # Everything at once, then end of input: the answers must still all arrive.
+    done = subprocess.run(
+        [sys.executable, *server_command(library_dir)],
+        input=b"".join(lines),
+        capture_output=True,
+        env={**os.environ, **server_env(home)},
+        cwd=REPO,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr.decode(errors="replace")
+    answers = [json.loads(line) for line in done.stdout.decode().splitlines()]
+    errors = [a["error"]["code"] for a in answers if a.get("id") is None]
+    assert errors.count(PARSE_ERROR) == 2
+    assert errors.count(INVALID_REQUEST) == 1
+    by_id = {a["id"]: a for a in answers if a.get("id") is not None}
+    assert set(by_id) == {1, 3, 4, 5}
+    assert by_id[1]["result"]["serverInfo"]["name"] == "skill-librarian"
+    assert {t["name"] for t in by_id[3]["result"]["tools"]} == TOOLS
+    assert by_id[4]["error"]["code"] == -32601
+    assert by_id[5]["result"].get("isError") is not True
+    assert json.loads(by_id[5]["result"]["content"][0]["text"])["hits"]
+    assert b"Traceback" not in done.stderr
