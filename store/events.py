@@ -6,7 +6,7 @@ import hashlib
 import itertools
 import json
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -117,3 +117,20 @@ def stepping_clock(
         )
 
     return tick
+
+
+def retrieval_payload(
+    tool: str,
+    query: str,
+    hits: Sequence[tuple[str, str, int, float]],
+    project: str = "",
+    session_id: str = "",
+) -> dict[str, Any]:
+    """The payload of a `retrieval.logged` event: the query and (kind, id, rank, score) hits."""
+    return {
+        "tool": tool,
+        "query": query[:2000],
+        "project": project,
+        "session_id": session_id,
+        "hits": [[k, i, int(r), round(float(s), 4)] for k, i, r, s in hits],
+    }

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from store.events import retrieval_payload
 from store.models import PATTERN_KIND_LABELS, MemoryHit, Pattern, Retrieval, Step
 from store.text import one_line
 
@@ -136,13 +137,7 @@ def log_retrieval(
             conn,
             "retrieval.logged",
             f"retrieval:{tool}",
-            {
-                "tool": tool,
-                "query": query[:2000],
-                "project": project,
-                "session_id": session_id,
-                "hits": [[k, i, int(r), round(float(s), 4)] for k, i, r, s in hits],
-            },
+            retrieval_payload(tool, query, hits, project, session_id),
         )
     return event.seq
 

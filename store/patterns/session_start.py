@@ -377,13 +377,7 @@ def log_injection(
     returns its seq. Raises `sqlite3.OperationalError` when the library stays busy."""
     from store import events
 
-    payload = {
-        "tool": TOOL,
-        "query": query[:2000],
-        "project": context.project,
-        "session_id": session_id,
-        "hits": [[k, i, int(r), round(float(s), 4)] for k, i, r, s in context.hits],
-    }
+    payload = events.retrieval_payload(TOOL, query, context.hits, context.project, session_id)
     conn.execute("BEGIN IMMEDIATE")
     try:
         event = events.append(conn, "retrieval.logged", f"retrieval:{TOOL}", payload, actor)
