@@ -135,7 +135,7 @@ def _summary(kind: str, ordered: Sequence[NodeRow], sessions: int) -> str:
         "strategy": "A line of investigation used in",
         "insight": "Learned in",
     }[kind]
-    examples = "; ".join(one_line(strip_label(m.summary), 90) for m in ordered[:3])
+    examples = "; ".join(one_line(_short_paths(strip_label(m.summary)), 90) for m in ordered[:3])
     return f"{lead} {where}: {examples}"
 
 
