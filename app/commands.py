@@ -1,6 +1,7 @@
-"""Command palette entries, namespaced (`view: …`, `node: …`, `session: …`, `skill: …`,
-`library: …`). The `node:` entries follow the review screen's state; names of skills and
-sessions are untrusted and never parsed as markup."""
+"""Command palette entries, namespaced (`view: …`, `node: …`, `draft: …`, `pattern: …`,
+`patterns: …`, `session: …`, `skill: …`, `library: …`). The `node:` and `draft:` entries follow
+the review screen's state, the `pattern:` ones the Patterns screen's; names of skills,
+sessions and patterns are untrusted and never parsed as markup."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from textual.content import Content
 from textual.fuzzy import Matcher
 from textual.markup import escape
 
+from app.screens.patterns import PatternsScreen
 from app.screens.review import ReviewScreen
 from store.text import one_line
 
@@ -25,7 +27,8 @@ Command = tuple[str, Callable[[], Any], str]
 
 class LibrarianCommands(Provider):
     """Views and library actions, review decisions on the review screen, plus one
-    `skill: show …` entry per skill and one `session: open …` entry per session."""
+    `skill: show …` entry per skill, one `session: open …` entry per session and one
+    `pattern: show …` entry per pattern."""
 
     async def startup(self) -> None:
         app = cast("LibrarianApp", self.app)
@@ -40,6 +43,10 @@ class LibrarianCommands(Provider):
             )
             for s in sessions
         ]
+        patterns = await asyncio.to_thread(app.library.patterns)
+        self._patterns = [
+            (p.pattern_id, one_line(p.title, 64), f"{p.kind} · {p.status}") for p in patterns
+        ]
 
     def _commands(self) -> list[Command]:
         app = cast("LibrarianApp", self.app)
@@ -48,7 +55,15 @@ class LibrarianCommands(Provider):
             for _, mode, title in app.views()
         ]
         commands += self._node_commands()
+        commands += self._pattern_commands()
+        patterns = app.patterns_command
         commands += [
+            (
+                "patterns: consolidate",
+                partial(patterns, "consolidate"),
+                "Cluster the approved nodes into patterns again",
+            ),
+            ("patterns: filter…", partial(patterns, "filter"), "Words in titles and steps"),
             ("library: rescan skills", app.action_rescan, "Scan the skill roots again"),
             ("library: verify", app.action_verify, "Check the library against its event log"),
             ("skills: rank for a task…", app.action_focus_task, "Type a task; skills are ranked"),
@@ -61,9 +76,13 @@ class LibrarianCommands(Provider):
         if not isinstance(self.screen, ReviewScreen):
             return []
         app = cast("LibrarianApp", self.app)
-        current, marked = self.screen.selection()
         run = app.review_command
-        commands: list[Command] = []
+        if self.screen.drafts_mode:
+            return self._draft_commands()
+        current, marked = self.screen.selection()
+        commands: list[Command] = [
+            ("review: show the drafts", partial(run, "drafts"), "SKILL.md drafts waiting")
+        ]
         if current is not None or marked:
             target = f"{len(marked)} marked nodes" if marked else "this node"
             about = about_node(current.summary) if current and not marked else target
@@ -82,6 +101,50 @@ class LibrarianCommands(Provider):
             ("node: undo my last decision", partial(run, "undo"), "Reverts the whole batch"),
             ("nodes: filter…", partial(run, "filter"), "Words in the summary or evidence"),
         ]
+        return commands
+
+    def _draft_commands(self) -> list[Command]:
+        """Decisions on the draft under the cursor (the review screen lists drafts)."""
+        assert isinstance(self.screen, ReviewScreen)
+        app = cast("LibrarianApp", self.app)
+        run = app.review_command
+        draft = self.screen.current_draft()
+        commands: list[Command] = [
+            ("review: show the nodes", partial(run, "drafts"), "Back to the pending nodes")
+        ]
+        if draft is not None:
+            name = one_line(draft.name, 60)
+            about = escape(f"{name} · {len(draft.citations)} citations")
+            commands += [
+                (f"draft: approve {name}", partial(run, "approve"), about),
+                (f"draft: reject {name}…", partial(run, "reject"), about),
+            ]
+        return commands
+
+    def _pattern_commands(self) -> list[Command]:
+        """Graduation of the highlighted pattern (only while the Patterns screen is shown)."""
+        if not isinstance(self.screen, PatternsScreen):
+            return []
+        app = cast("LibrarianApp", self.app)
+        run = app.patterns_command
+        pattern, check = self.screen.selection()
+        commands: list[Command] = [
+            ("patterns: next kind", partial(run, "kind"), "Pitfalls, strategies, insights, all")
+        ]
+        if pattern is None or check is None:
+            return commands
+        about = escape(one_line(pattern.title, 80))
+        draft = check.draft if check.draft and check.draft.status == "pending" else None
+        if draft is not None:
+            name = one_line(draft.name, 60)
+            commands += [
+                (f"draft: approve {name}", partial(run, "graduate"), about),
+                (f"draft: reject {name}…", partial(run, "reject_draft"), about),
+            ]
+        elif check.eligible:
+            commands.append(
+                ("pattern: graduate (draft a SKILL.md)", partial(run, "graduate"), about)
+            )
         return commands
 
     async def discover(self) -> Hits:
@@ -114,6 +177,16 @@ class LibrarianCommands(Provider):
                     literal_highlight(matcher, title),
                     partial(app.open_session, session_id),
                     help=escape(f"{one_line(session_id, 40)} · {counts}"),
+                )
+        for pattern_id, label, about in getattr(self, "_patterns", []):
+            title = f"pattern: show {label}"
+            score = matcher.match(title)
+            if score > 0:
+                yield Hit(
+                    score,
+                    literal_highlight(matcher, title),
+                    partial(app.show_pattern, pattern_id),
+                    help=escape(f"{pattern_id} · {about}"),
                 )
 
 

@@ -20,21 +20,27 @@ from app.messages import (
     CatalogChanged,
     FirstScreenChosen,
     ModelReady,
+    NodeGraphRequested,
     NodeOpenRequested,
+    SessionGraphLoaded,
     SkillsLoaded,
 )
+from app.screens.patterns import PatternsScreen
 from app.screens.review import ReviewScreen
 from app.screens.sessions import SessionsScreen
 from app.screens.skills import SkillsScreen
 from store.embed import EmbeddingError
 from store.library import Library
+from store.models import Node
 from store.text import one_line
+from widgets.dag_view import DagView
 
 #: Number keys in the order of the design; only screens that exist are listed.
 VIEWS: tuple[tuple[str, str, str], ...] = (
     ("1", "review", "Review"),
     ("2", "sessions", "Sessions"),
     ("3", "skills", "Skills"),
+    ("4", "patterns", "Patterns"),
 )
 
 
@@ -85,6 +91,7 @@ class LibrarianApp(App[int]):
         self._help_visible = False
         self._warming = False
         self._started = False
+        self._graph_node: str | None = None  # a node to put the DAG cursor on once it is drawn
 
     @staticmethod
     def views() -> tuple[tuple[str, str, str], ...]:
@@ -99,6 +106,7 @@ class LibrarianApp(App[int]):
         self.install_screen(
             SkillsScreen(self.library, warm=self._warm, show_timings=self._show_timings), "skills"
         )
+        self.install_screen(PatternsScreen(self.library), "patterns")
         self.choose_first_screen()
         if self._watch:
             self.watch_roots()
@@ -120,9 +128,10 @@ class LibrarianApp(App[int]):
 
     @work(thread=True, group="start", exit_on_error=False)
     def choose_first_screen(self) -> None:
-        """The review queue when anything is pending, else the skill library."""
+        """The review queue when anything is pending (nodes or drafts), else the skills."""
         try:
             pending = self.library.node_count(status="pending")
+            pending = pending or len(self.library.drafts(status="pending"))
         except Exception:  # whatever went wrong, the app still opens (on the skills)
             pending = 0
         self.post_message(FirstScreenChosen("review" if pending else "skills"))
@@ -220,7 +229,42 @@ class LibrarianApp(App[int]):
         await self.action_view("sessions")
         screen = self.get_screen("sessions")
         assert isinstance(screen, SessionsScreen)
+        self._graph_node = None
         screen.open_session(session_id)
+
+    async def on_node_graph_requested(self, message: NodeGraphRequested) -> None:
+        await self.show_in_graph(message.node)
+
+    async def show_in_graph(self, node: Node) -> None:
+        """The Sessions screen on the node's session, the DAG cursor on the node."""
+        await self.open_session(node.session_id)
+        self._graph_node = node.node_id
+        self._focus_graph_node()
+
+    def on_session_graph_loaded(self, message: SessionGraphLoaded) -> None:
+        # Bubbled up from the Sessions screen, which has drawn the graph by now.
+        self._focus_graph_node()
+
+    def _focus_graph_node(self) -> None:
+        if self._graph_node is None:
+            return
+        dag = self.get_screen("sessions").query_one(DagView)
+        if dag.move_to(self._graph_node):
+            self._graph_node = None
+            dag.focus()
+
+    async def _patterns_screen(self) -> PatternsScreen:
+        await self.action_view("patterns")
+        screen = self.get_screen("patterns")
+        assert isinstance(screen, PatternsScreen)
+        return screen
+
+    async def show_pattern(self, pattern_id: str) -> None:
+        (await self._patterns_screen()).show_pattern(pattern_id)
+
+    async def patterns_command(self, action: str) -> None:
+        """Run a Patterns screen action (graduate, consolidate, …) on that screen."""
+        (await self._patterns_screen()).run_command(action)
 
     @work(thread=True, group="verify", exit_on_error=False)
     def action_verify(self) -> None:

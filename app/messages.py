@@ -7,9 +7,13 @@ from dataclasses import dataclass
 from textual.message import Message
 
 from store.models import (
+    ConsolidationReport,
     ContextMessage,
+    Draft,
     Edge,
+    GraduationCheck,
     Node,
+    Pattern,
     QueueCounts,
     ScanReport,
     SessionSummary,
@@ -121,6 +125,68 @@ class NodeOpenRequested(Message):
     """Somebody asked to see a node in the review queue."""
 
     node: Node
+
+
+@dataclass
+class NodeGraphRequested(Message):
+    """Somebody asked to see a node in its session's reasoning graph."""
+
+    node: Node
+
+
+# -- patterns and drafts ----------------------------------------------------------------------
+
+
+@dataclass
+class PatternsLoaded(Message):
+    """Every live pattern (their graduation checks follow in `PatternChecksLoaded`)."""
+
+    patterns: list[Pattern]
+
+
+@dataclass
+class PatternChecksLoaded(Message):
+    checks: list[GraduationCheck]
+
+
+@dataclass
+class PatternDetailLoaded(Message):
+    """One pattern's fresh check and its member nodes."""
+
+    check: GraduationCheck
+    nodes: list[Node]
+
+
+@dataclass
+class DraftsLoaded(Message):
+    """The drafts waiting for review, with the check of the pattern each came from."""
+
+    drafts: list[Draft]
+    checks: dict[str, GraduationCheck]  # by pattern id
+
+
+@dataclass
+class DraftWritten(Message):
+    """A draft was created ("draft"), approved ("approve") or rejected ("reject")."""
+
+    action: str
+    draft: Draft
+
+
+@dataclass
+class DraftFailed(Message):
+    """Drafting, approving or rejecting was refused or failed (nothing was written)."""
+
+    action: str
+    draft_id: str  # the pattern id when drafting
+    error: str  # empty when the failure is reported as a worker error
+
+
+@dataclass
+class Consolidated(Message):
+    """A consolidation finished (`report` None: it failed, reported as a worker error)."""
+
+    report: ConsolidationReport | None
 
 
 @dataclass

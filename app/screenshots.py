@@ -140,6 +140,20 @@ async def session_dag(pilot: Pilot[Any]) -> None:
     await settle(pilot)
 
 
+async def patterns(pilot: Pilot[Any]) -> None:
+    """Patterns by kind; the first one's graduation checklist, draft and member nodes."""
+    await settle(pilot)
+    await pilot.press("4")
+    await settle(pilot)
+
+
+async def review_draft(pilot: Pilot[Any]) -> None:
+    """The review queue switched to the drafts: a graduated pattern's SKILL.md to decide on."""
+    await review(pilot)
+    await pilot.press("D")
+    await settle(pilot)
+
+
 SHOTS: dict[str, Steps] = {
     "skills.svg": overview,
     "skills-filter.svg": filtered,
@@ -149,6 +163,8 @@ SHOTS: dict[str, Steps] = {
     "review-detail.svg": review_detail,
     "sessions.svg": sessions,
     "session-dag.svg": session_dag,
+    "patterns.svg": patterns,
+    "review-draft.svg": review_draft,
 }
 
 

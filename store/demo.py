@@ -61,6 +61,8 @@ def build_demo(target: Path, fresh: bool = False, clock: Clock | None = None) ->
         shutil.copytree(DEMO_SKILLS, skills_dir, ignore=shutil.ignore_patterns("__pycache__"))
     with Library(target, clock=clock or now_iso) as library:
         library.config.set("skills.roots", json.dumps([str(skills_dir)]))
+        # an approved draft lands next to the demo's skills, never in the real ~/.claude
+        library.config.set("graduation.skills_root", json.dumps(str(skills_dir)))
         if first_time:  # the person trying the demo reviews as the demo's reviewer
             library.config.set("reviewer.name", json.dumps(DEMO_REVIEWER[0]))
             library.config.set("reviewer.email", json.dumps(DEMO_REVIEWER[1]))

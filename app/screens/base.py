@@ -1,11 +1,23 @@
-"""What every librarian screen shares: one place that turns worker errors into notices."""
+"""What every librarian screen shares: one place that turns worker errors into notices, the
+key a binding is on, and the one way drafts are written (from the Patterns screen and from
+the review queue)."""
 
 from __future__ import annotations
 
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
+from app.messages import DraftFailed, DraftWritten
+from store.errors import LibrarianError
+from store.library import Library
 from store.text import one_line
+
+#: What a draft decision reads as in a notification, by action.
+DRAFT_DONE = {
+    "draft": "drafted {name}: it waits in the review queue",
+    "approve": "approved {name}: installed as a proposed skill",
+    "reject": "rejected the draft {name}",
+}
 
 
 class LibrarianScreen(Screen[None]):
@@ -20,3 +32,43 @@ class LibrarianScreen(Screen[None]):
                 timeout=8,
                 markup=False,  # error text can quote skill names and paths: untrusted
             )
+
+    def key_for(self, binding_id: str) -> str:
+        """The key bound to `binding_id` as the footer shows it (after the user's keymap),
+        or "" when it is not active (e.g. while an input has the focus)."""
+        for active in self.active_bindings.values():
+            if active.binding.id == binding_id:
+                return self.app.get_key_display(active.binding)
+        return ""
+
+    def tell_draft(self, message: DraftWritten | DraftFailed) -> None:
+        """Notify how a draft decision went (draft names and errors are shown literally)."""
+        if isinstance(message, DraftWritten):
+            text = DRAFT_DONE[message.action].format(name=one_line(message.draft.name, 80))
+            self.notify(text, timeout=5, markup=False)
+        elif message.error:
+            self.notify(
+                one_line(f"{message.action} failed: {message.error}", 300),
+                severity="error",
+                timeout=8,
+                markup=False,
+            )
+
+
+def decide_draft(
+    library: Library, action: str, key: str, reason: str = ""
+) -> DraftWritten | DraftFailed:
+    """Draft a SKILL.md (`key`: a pattern id), approve or reject one (`key`: a draft id).
+    Blocking: call it from a thread worker. A refusal comes back as `DraftFailed`."""
+    try:
+        if action == "draft":
+            draft = library.draft(key)
+        elif action == "approve":
+            draft = library.approve_draft(key)
+        elif action == "reject":
+            draft = library.reject_draft(key, reason)
+        else:
+            raise ValueError(f"unknown draft action {action!r}")
+    except LibrarianError as exc:
+        return DraftFailed(action, key, str(exc))
+    return DraftWritten(action, draft)

@@ -4,6 +4,10 @@ Decisions are written by thread workers; the table takes the returned nodes back
 row leaves a pending-only list) instead of reloading the list. The cursor moves to the next
 pending node as soon as a decision is asked for (the decided rows stay dimmed until the write
 returns), so a reviewer can decide as fast as they read.
+
+The same queue holds the SKILL.md drafts that graduation made from patterns: one key switches
+the list between nodes and drafts, and approve / reject then decide on the draft (approving
+writes the SKILL.md and installs the skill as proposed).
 """
 
 from __future__ import annotations
@@ -24,17 +28,30 @@ from textual.worker import get_current_worker
 from app.messages import (
     DecisionFailed,
     DecisionUndone,
+    DraftFailed,
+    DraftsLoaded,
+    DraftWritten,
     NodeContextLoaded,
     NodesDecided,
     NodesLoaded,
     ProjectsLoaded,
     QueueCountsLoaded,
 )
-from app.screens.base import LibrarianScreen
+from app.screens.base import LibrarianScreen, decide_draft
 from store.errors import LibrarianError
 from store.library import Library
-from store.models import NODE_TYPES, SCOPES, ContextMessage, Node, QueueCounts
-from store.text import neutralise
+from store.models import (
+    NODE_TYPES,
+    SCOPES,
+    ContextMessage,
+    Draft,
+    GraduationCheck,
+    Node,
+    QueueCounts,
+)
+from store.text import neutralise, one_line
+from widgets.draft_detail import DraftDetailView
+from widgets.draft_table import DraftTable
 from widgets.node_detail import NodeDetailView
 from widgets.node_table import NodeTable
 
@@ -63,6 +80,21 @@ STATUSES: tuple[tuple[str, str], ...] = (
     ("any status", ""),
 )
 ALL = ""
+NO_DRAFTS = "No drafts waiting. Eligible patterns are graduated on the Patterns screen."
+#: Actions that only apply to nodes (greyed out while the list shows drafts).
+NODE_ONLY = frozenset(
+    {
+        "edit",
+        "scope",
+        "undo",
+        "skip",
+        "focus_filter",
+        "cycle_order",
+        "cycle_type",
+        "cycle_status",
+        "toggle_project",
+    }
+)
 
 
 class TextPrompt(ModalScreen[str | None]):
@@ -106,6 +138,7 @@ class ReviewScreen(LibrarianScreen):
     | m, ctrl+a | mark a node, mark all listed (decisions apply to every marked node) |
     | /, f, S, P, o | filter by words, type, status, this project; change the order |
     | d, l, esc | to the detail pane, back to the list, clear the filter or the marks |
+    | D | switch between pending nodes and drafted SKILL.md files (a / x decide on drafts) |
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -194,6 +227,14 @@ class ReviewScreen(LibrarianScreen):
             id="review.clear",
             tooltip="Clear the filter or the marks",
         ),
+        Binding(
+            "D",
+            "toggle_drafts",
+            "Drafts",
+            show=False,
+            id="review.drafts",
+            tooltip="Switch between pending nodes and SKILL.md drafts waiting for review",
+        ),
     ]
 
     def __init__(self, library: Library) -> None:
@@ -211,6 +252,9 @@ class ReviewScreen(LibrarianScreen):
         self._filter_timer: Timer | None = None
         self._had_node = True
         self._projects_asked = False
+        self._drafts_mode = False
+        self._drafts: list[Draft] = []
+        self._draft_checks: dict[str, GraduationCheck] = {}
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -235,8 +279,10 @@ class ReviewScreen(LibrarianScreen):
                     compact=True,
                 )
             yield NodeTable(id="node-table")
+            yield DraftTable(id="draft-table")
             yield Static(id="review-status")
             yield NodeDetailView(id="node-detail")
+            yield DraftDetailView(id="draft-detail")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -244,8 +290,18 @@ class ReviewScreen(LibrarianScreen):
         table = self.query_one(NodeTable)
         table.set_now(self.library.clock())
         table.focus()
+        self.query_one(DraftTable).empty_text = NO_DRAFTS
+        self.bindings_updated_signal.subscribe(self, self._bindings_changed)
         self.reload()
         self.load_counts()
+
+    def _bindings_changed(self, _screen: object) -> None:
+        if self._drafts:  # the status line names the drafts key, which focus can hide
+            self._update_status()
+
+    def on_screen_resume(self) -> None:
+        # Shown (again): a pattern may have been drafted on the Patterns screen meanwhile.
+        self.load_drafts()
 
     # -- workers (thread: the store blocks) ------------------------------------------
 
@@ -298,6 +354,27 @@ class ReviewScreen(LibrarianScreen):
             self.post_message(DecisionFailed(action, node_ids, ""))  # reported as a worker error
             raise
         self.post_message(NodesDecided(action, nodes))
+
+    @work(thread=True, exclusive=True, group="review-drafts", exit_on_error=False)
+    def load_drafts(self) -> None:
+        """The pending drafts, and the check of the pattern each was drafted from."""
+        drafts = self.library.drafts(status="pending")
+        checks: dict[str, GraduationCheck] = {}
+        for pattern_id in dict.fromkeys(d.pattern_id for d in drafts):
+            try:
+                checks[pattern_id] = self.library.graduation_check(pattern_id)
+            except LibrarianError:  # the pattern is gone: the draft is shown without it
+                continue
+        if not get_current_worker().is_cancelled:
+            self.post_message(DraftsLoaded(drafts, checks))
+
+    @work(thread=True, group="review-write", exit_on_error=False)
+    def write_draft(self, action: str, draft_id: str, reason: str = "") -> None:
+        try:
+            self.post_message(decide_draft(self.library, action, draft_id, reason))
+        except Exception:
+            self.post_message(DraftFailed(action, draft_id, ""))  # reported as a worker error
+            raise
 
     @work(thread=True, group="review-write", exit_on_error=False)
     def write_undo(self) -> None:
@@ -522,11 +599,18 @@ class ReviewScreen(LibrarianScreen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # None greys the binding out in the footer instead of hiding it.
+        if self._drafts_mode:
+            if action in ("approve", "reject"):
+                return True if self._draft_target() is not None else None
+            return None if action in NODE_ONLY else True
         if action in ("approve", "reject", "scope", "edit", "skip"):
             return True if self.query_one(NodeTable).current is not None else None
         return True
 
     def action_approve(self) -> None:
+        if self._drafts_mode:
+            self._approve_draft()
+            return
         targets = self._targets()
         if targets:
             self._decide("approve", targets)
@@ -534,6 +618,9 @@ class ReviewScreen(LibrarianScreen):
             self.app.bell()
 
     def action_reject(self) -> None:
+        if self._drafts_mode:
+            self._reject_draft()
+            return
         targets = self._targets()
         if not targets:
             self.app.bell()
@@ -592,10 +679,16 @@ class ReviewScreen(LibrarianScreen):
         self.query_one("#node-filter", Input).focus()
 
     def action_focus_detail(self) -> None:
-        self.query_one(NodeDetailView).focus()
+        if self._drafts_mode:
+            self.query_one(DraftDetailView).focus()
+        else:
+            self.query_one(NodeDetailView).focus()
 
     def action_focus_list(self) -> None:
-        self.query_one(NodeTable).focus()
+        if self._drafts_mode:
+            self.query_one(DraftTable).focus()
+        else:
+            self.query_one(NodeTable).focus()
 
     def action_cycle_order(self) -> None:
         self._order = ORDERS[(ORDERS.index(self._order) + 1) % len(ORDERS)]
@@ -620,6 +713,9 @@ class ReviewScreen(LibrarianScreen):
         self._reload_if_changed()
 
     def action_clear(self) -> None:
+        if self._drafts_mode:
+            self.query_one(DraftTable).focus()
+            return
         field = self.query_one("#node-filter", Input)
         table = self.query_one(NodeTable)
         if field.has_focus and field.value:
@@ -631,6 +727,8 @@ class ReviewScreen(LibrarianScreen):
 
     def show_node(self, node: Node) -> None:
         """Put the cursor on `node`, widening the filters when it is not listed."""
+        if self._drafts_mode:
+            self._set_mode(drafts=False)
         table = self.query_one(NodeTable)
         table.focus()
         if table.move_to(node.node_id):
@@ -660,6 +758,7 @@ class ReviewScreen(LibrarianScreen):
             "skip": self.action_skip,
             "mark_all": self.query_one(NodeTable).action_mark_all,
             "filter": self.action_focus_filter,
+            "drafts": self.action_toggle_drafts,
         }
         commands[action]()
 
@@ -670,14 +769,127 @@ class ReviewScreen(LibrarianScreen):
 
         self.app.push_screen(prompt, answered)
 
+    # -- drafts ------------------------------------------------------------------------
+
+    @property
+    def drafts_mode(self) -> bool:
+        """True while the list shows SKILL.md drafts instead of nodes."""
+        return self._drafts_mode
+
+    def current_draft(self) -> Draft | None:
+        return self.query_one(DraftTable).current
+
+    def action_toggle_drafts(self) -> None:
+        self._set_mode(drafts=not self._drafts_mode)
+
+    def _set_mode(self, *, drafts: bool) -> None:
+        self._drafts_mode = drafts
+        self.set_class(drafts, "-drafts")
+        self.sub_title = "Review queue · drafts" if drafts else "Review queue"
+        if drafts:
+            self.query_one(DraftTable).focus()
+            self._show_draft()
+            self.load_drafts()
+        else:
+            self.query_one(NodeTable).focus()
+        self._update_status()
+        self.refresh_bindings()
+
+    def _draft_target(self) -> Draft | None:
+        """The draft under the cursor, unless a decision on it is being written."""
+        table = self.query_one(DraftTable)
+        draft = table.current
+        return draft if draft is not None and draft.draft_id not in table.busy else None
+
+    def _show_draft(self) -> None:
+        draft = self.query_one(DraftTable).current
+        check = self._draft_checks.get(draft.pattern_id) if draft else None
+        self.query_one(DraftDetailView).show(draft, check)
+
+    def on_drafts_loaded(self, message: DraftsLoaded) -> None:
+        self._drafts = message.drafts
+        self._draft_checks = message.checks
+        self.query_one(DraftTable).set_rows(message.drafts)
+        self._show_draft()
+        self._update_status()
+        if self._drafts_mode:
+            self.refresh_bindings()
+
+    @on(DraftTable.Highlighted)
+    def _draft_highlighted(self) -> None:
+        self._show_draft()
+        self.refresh_bindings()
+
+    @on(DraftTable.Selected)
+    def _draft_selected(self) -> None:
+        self.query_one(DraftDetailView).focus()
+
+    def _approve_draft(self) -> None:
+        draft = self._draft_target()
+        if draft is None:
+            self.app.bell()
+            return
+        self.query_one(DraftTable).set_busy(draft.draft_id)
+        self.refresh_bindings()
+        self.write_draft("approve", draft.draft_id)
+
+    def _reject_draft(self) -> None:
+        draft = self._draft_target()
+        if draft is None:
+            self.app.bell()
+            return
+
+        def reject(reason: str) -> None:
+            self.query_one(DraftTable).set_busy(draft.draft_id)
+            self.refresh_bindings()
+            self.write_draft("reject", draft.draft_id, reason)
+
+        self._ask(
+            TextPrompt(
+                f"Reject the draft {one_line(draft.name, 60)}",
+                placeholder="reason (required)",
+                hint="Enter rejects · Escape cancels",
+            ),
+            reject,
+        )
+
+    def on_draft_written(self, message: DraftWritten) -> None:
+        # The row stays dimmed until the reload drops it (with its busy flag).
+        self.tell_draft(message)
+        self.load_drafts()
+
+    def on_draft_failed(self, message: DraftFailed) -> None:
+        self.query_one(DraftTable).set_busy(message.draft_id, busy=False)
+        self.tell_draft(message)
+        self.refresh_bindings()
+
     # -- status line -------------------------------------------------------------------
 
+    def _drafts_status(self) -> Text:
+        count = len(self._drafts)
+        text = Text()
+        text.append(f"{count:,} draft{'s' if count != 1 else ''} waiting", style="bold")
+        key = self.key_for("review.drafts")
+        if self._drafts_mode:
+            pending = f"{self._counts.pending:,} pending " if self._counts else ""
+            back = f"{key}: back to the {pending}nodes" if key else f"back to the {pending}nodes"
+            text.append(f"  ·  {back}", style="dim")
+        elif key:
+            text.append(f" ({key})", style="dim")
+        return text
+
     def _update_status(self) -> None:
+        if self._drafts_mode:
+            self.query_one("#review-status", Static).update(self._drafts_status())
+            return
         table = self.query_one(NodeTable)
         text = Text()
         if self._counts is not None:
             text.append(f"{self._counts.pending:,} pending", style="bold")
             text.append(f" · {self._counts.decided_today:,} decided today")
+        if self._drafts:
+            text.append(" · ")
+            text.append_text(self._drafts_status())
         shown = len(table.rows)
         text.append(f"  ·  showing {shown:,}", style="dim")
         if self._total > shown:

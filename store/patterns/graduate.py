@@ -346,7 +346,11 @@ def approve_draft(library: Library, draft_id: str, root: Path | None = None) -> 
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
-    library.scan([base])
+    configured = {os.path.realpath(r.path) for r in library.configured_roots()}
+    if os.path.realpath(base) in configured:
+        library.scan()  # the root is already scanned: keep its scope and precedence
+    else:
+        library.scan([base])
     with library.db.write() as conn:
         row = conn.execute(
             "SELECT skill_id FROM skills WHERE fs_path IN (?, ?)",

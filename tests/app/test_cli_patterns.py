@@ -26,7 +26,9 @@ def test_pattern_commands_read_and_log(demo_copy: Path) -> None:
     assert {p["kind"] for p in patterns} >= {"pitfall", "insight"}
     pitfall = next(p for p in patterns if p["kind"] == "pitfall")
     shown = run(demo_copy, "pattern", pitfall["pattern_id"])
-    assert shown.returncode == 0 and "graduation:" in shown.stdout and "members:" in shown.stdout
+    assert shown.returncode == 0
+    assert "graduation:" in shown.stdout
+    assert "members:" in shown.stdout
     before = len(json.loads(run(demo_copy, "retrievals", "--json").stdout))
     diagnosed = run(demo_copy, "diagnose", "Edit failed: string to replace not found", "--json")
     assert diagnosed.returncode == 0, diagnosed.stderr
@@ -34,14 +36,16 @@ def test_pattern_commands_read_and_log(demo_copy: Path) -> None:
     assert run(demo_copy, "search", "connection pool").returncode == 0
     assert run(demo_copy, "pitfalls").returncode == 0
     profile = run(demo_copy, "profile", "--project", "/home/dev/work/payments-api")
-    assert profile.stdout.startswith("# Knowledge profile") and "## Pitfalls" in profile.stdout
+    assert profile.stdout.startswith("# Knowledge profile")
+    assert "## Pitfalls" in profile.stdout
     suggested = run(demo_copy, "suggest", "roll back a kubernetes deployment")
     assert suggested.returncode == 0
     tools = [r["tool"] for r in json.loads(run(demo_copy, "retrievals", "--json").stdout)]
     assert len(tools) == before + 5
     assert tools[:5] == ["suggest", "profile", "pitfalls", "search", "diagnose"]
     empty = run(demo_copy, "diagnose", " ")
-    assert empty.returncode == 2 and "problem statement" in empty.stderr
+    assert empty.returncode == 2
+    assert "problem statement" in empty.stderr
 
 
 def test_graduate_and_review_a_draft_from_the_command_line(demo_copy: Path, tmp_path: Path) -> None:
@@ -56,7 +60,8 @@ def test_graduate_and_review_a_draft_from_the_command_line(demo_copy: Path, tmp_
     root = tmp_path / "skills"
     assert run(demo_copy, "config", "set", "graduation.skills_root", str(root)).returncode == 0
     refused = run(demo_copy, "drafts", "reject", draft["draft_id"])
-    assert refused.returncode == 2 and "reason" in refused.stderr
+    assert refused.returncode == 2
+    assert "reason" in refused.stderr
     approved = run(demo_copy, "drafts", "approve", draft["draft_id"])
     assert approved.returncode == 0, approved.stderr
     assert (root / draft["name"] / "SKILL.md").read_text(encoding="utf-8") == draft["content"]
@@ -69,10 +74,14 @@ def test_consolidate_and_skill_events(demo_copy: Path) -> None:
     again = run(demo_copy, "consolidate", "--json")
     assert again.returncode == 0, again.stderr
     report = json.loads(again.stdout)
-    assert report["created"] == report["changed"] == 0 and report["unchanged"] >= 1
+    assert report["created"] == report["changed"] == 0
+    assert report["unchanged"] >= 1
     applied = run(demo_copy, "skill-event", "kubernetes-rollout", "applied", "--detail", "ok")
-    assert applied.returncode == 0 and "skill.applied" in applied.stdout
+    assert applied.returncode == 0
+    assert "skill.applied" in applied.stdout
     unknown = run(demo_copy, "skill-event", "no-such-skill", "applied")
-    assert unknown.returncode == 2 and "no skill named" in unknown.stderr
+    assert unknown.returncode == 2
+    assert "no skill named" in unknown.stderr
     no_key = run(demo_copy, "consolidate", "--llm")
-    assert no_key.returncode == 2 and "API key" in no_key.stderr
+    assert no_key.returncode == 2
+    assert "API key" in no_key.stderr

@@ -4,8 +4,8 @@ on real libraries with the real embedding model."""
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime, timedelta
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -241,7 +241,8 @@ def test_rules_classify_dead_ends_as_pitfalls_and_investigations_as_strategies()
         graph,
     )
     assert strategy["kind"] == "strategy"
-    assert strategy["steps"] and all(s["node_id"] for s in strategy["steps"])
+    assert strategy["steps"]
+    assert all(s["node_id"] for s in strategy["steps"])
     insight = classify_rules(
         [
             row("e", "DISCOVERY", "Discovery: orders are sharded by merchant"),
@@ -267,12 +268,14 @@ def test_every_retrieval_is_logged_and_bumps_counts(lib: Library) -> None:
     lib.consolidate()
     pitfall = next(p for p in lib.patterns() if p.kind == "pitfall")
     hits = lib.diagnose("API requests time out waiting for a database connection from the pool")
-    assert hits and hits[0].item_id == pitfall.pattern_id
+    assert hits
+    assert hits[0].item_id == pitfall.pattern_id
     found = lib.search_memory("connection pool exhausted", limit=5)
     assert {h.kind for h in found} <= {"pattern", "node"}
     lib.pitfalls()
     text = lib.profile()
-    assert "Pitfalls" in text and pitfall.title[:20] in text
+    assert "Pitfalls" in text
+    assert pitfall.title[:20] in text
     tools = [r.tool for r in lib.retrievals()]
     assert tools == ["profile", "pitfalls", "search", "diagnose"]
     assert lib.pattern(pitfall.pattern_id).retrieval_count >= 3
@@ -319,7 +322,8 @@ def test_one_session_confirming_many_times_counts_once(lib: Library) -> None:
     lib.consolidate()
     check = lib.graduation_check(pitfall_of(lib).pattern_id)
     sessions = next(c for c in check.criteria if c.name == "sessions")
-    assert sessions.value == 1 and not sessions.met
+    assert sessions.value == 1
+    assert not sessions.met
     assert "5 confirmations" in sessions.detail
     assert not check.eligible
 
@@ -332,23 +336,27 @@ def test_graduation_needs_all_criteria_then_drafts_a_cited_skill(
     pattern = pitfall_of(lib)
     check = lib.graduation_check(pattern.pattern_id)
     met = {c.name: c.met for c in check.criteria}
-    assert met["sessions"] and met["ratified"] and met["confidence"]
+    assert met["sessions"]
+    assert met["ratified"]
+    assert met["confidence"]
     assert not met["retrieval"]  # nobody has retrieved it yet
     with pytest.raises(GraduationError, match="retrieval"):
         lib.draft(pattern.pattern_id)
     lib.diagnose("requests time out waiting for a pooled database connection")
     check = lib.graduation_check(pattern.pattern_id)
     assert check.eligible, [c.detail for c in check.criteria]
-    checks, made = lib.graduate()
+    _checks, made = lib.graduate()
     assert [d.pattern_id for d in made] == [pattern.pattern_id]
     draft = made[0]
     assert draft.status == "pending"
     assert lib.drafts("pending") == [draft]
     assert_spec_valid(draft.content, draft.name)
     cited = set(re.findall(r"\[(\d+)\]", draft.content.split("## Evidence")[0]))
-    assert cited and len(cited) == len(draft.citations)
+    assert cited
+    assert len(cited) == len(draft.citations)
     for c in draft.citations:
-        assert c.node_id in draft.content and c.line_start > 0
+        assert c.node_id in draft.content
+        assert c.line_start > 0
     # a second graduate run drafts nothing new
     assert lib.graduate()[1] == []
     root = tmp_path / "graduated"
@@ -385,12 +393,14 @@ def assert_spec_valid(text: str, folder: str) -> None:
     assert not hasattr(parsed, "code"), parsed
     assert parsed.name == folder  # type: ignore[union-attr]
     assert is_valid_skill_name(folder)
-    assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", folder) and len(folder) <= 64
+    assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", folder)
+    assert len(folder) <= 64
     front = parsed.frontmatter  # type: ignore[union-attr]
     assert set(front) <= set(skillmd.SPEC_KEYS)
     description = front["description"]
     assert 0 < len(description) <= 1024
-    assert "<" not in description and ">" not in description
+    assert "<" not in description
+    assert ">" not in description
     assert isinstance(front["metadata"], dict)
     assert all(isinstance(v, str) for v in front["metadata"].values())
     assert not parsed.warnings  # type: ignore[union-attr]
@@ -447,7 +457,8 @@ def test_skill_names_are_valid_and_unique() -> None:
     taken = {"pool-exhaustion"}
     assert skillmd.skill_name("Pool exhaustion", taken, "f") == "pool-exhaustion-2"
     long = skillmd.skill_name(" ".join(["word"] * 40), set(), "f")
-    assert len(long) <= 64 and is_valid_skill_name(long)
+    assert len(long) <= 64
+    assert is_valid_skill_name(long)
 
 
 # -- decay -----------------------------------------------------------------------------------
@@ -551,12 +562,15 @@ def test_llm_classifier_samples_top_members_and_keeps_cited_steps(lib: Library) 
     )
     pool_library(lib)
     report = lib.consolidate(llm=client)
-    assert report.classifier == "llm" and not report.notes
+    assert report.classifier == "llm"
+    assert not report.notes
     patterns = lib.patterns()
     assert all(p.classifier == "llm" for p in patterns)
     p = patterns[0]
-    assert p.title == answer["title"] and p.severity == "high"
-    assert len(p.steps) == 1 and p.steps[0].node_id  # the uncited step was dropped
+    assert p.title == answer["title"]
+    assert p.severity == "high"
+    assert len(p.steps) == 1
+    assert p.steps[0].node_id
     sent = requests[0]
     assert sent["tool_choice"]["name"] == "record_pattern"
     assert "transferable" in sent["system"]
@@ -581,5 +595,6 @@ def test_llm_failure_falls_back_to_rules(lib: Library) -> None:
     )
     pool_library(lib)
     report = lib.consolidate(llm=client)
-    assert report.notes and "rules used" in report.notes[0]
+    assert report.notes
+    assert "rules used" in report.notes[0]
     assert {p.classifier for p in lib.patterns()} == {"rules"}
