@@ -81,8 +81,13 @@ Ints = npt.NDArray[np.int64]
 
 #: Largest set (or kNN component) clustered by exact scipy linkage. See the module docstring.
 EXACT_LIMIT = 10_000
-#: Largest k a saturated row is re-queried with.
-K_CAP = 512
+#: Largest k a saturated row is re-queried with. It bounds the graph to 64 pairs per row, so
+#: memory stays O(n) even when real data chains into one dense component (100k MiniLM-like
+#: rows at 512 kept ~50M pairs in the graph linkage's sets: 7 GB). Components up to
+#: EXACT_LIMIT only need connectivity from the graph, which 64 nearest within the cut keep.
+K_CAP = 64
+#: Averages closer than this are a tie (the two sides of a pair round differently).
+TIE_SLACK = 1e-12
 #: hnswlib parameters.
 HNSW_M = 16
 HNSW_EF_CONSTRUCTION = 200
@@ -143,7 +148,7 @@ def cluster(
         stats = ClusterStats(n, "exact", min(n, 1), n, 0, time.perf_counter() - start)
         return labels, stats
 
-    rows, cols, dists, knn_k = _knn_edges(x, k=k, threshold=threshold, threads=threads)
+    rows, cols, dists, knn_k = _unique_knn_edges(x, k=k, threshold=threshold, threads=threads)
     graph = coo_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, n))
     count, component = connected_components(graph.tocsr(), directed=False)
     component = np.asarray(component, dtype=np.int64)
@@ -164,6 +169,33 @@ def cluster(
         next_label += int(local.max()) + 1
     stats = ClusterStats(n, "knn", int(count), int(sizes.max()), knn_k, time.perf_counter() - start)
     return _canonical(labels), stats
+
+
+def _unique_knn_edges(
+    x: Floats, *, k: int, threshold: float, threads: int
+) -> tuple[Ints, Ints, Floats, int]:
+    """`_knn_edges` over the distinct rows only, plus a zero-distance edge from every repeated
+    row to its first occurrence. Exact duplicates (real node texts repeat verbatim) degrade
+    hnswlib's graph — queries keep returning the same few copies — so they never enter it."""
+    _, first, inverse = np.unique(x, axis=0, return_index=True, return_inverse=True)
+    inverse = np.asarray(inverse).reshape(-1)
+    if len(first) == x.shape[0]:
+        return _knn_edges(x, k=k, threshold=threshold, threads=threads)
+    order = np.sort(first)  # distinct rows in input order: deterministic shards
+    if len(order) > 1:
+        u_rows, u_cols, u_dists, knn_k = _knn_edges(
+            x[order], k=k, threshold=threshold, threads=threads
+        )
+    else:
+        u_rows = u_cols = np.zeros(0, dtype=np.int64)
+        u_dists, knn_k = np.zeros(0), 0
+    representative = first[inverse]  # each row's first occurrence
+    repeated = np.flatnonzero(representative != np.arange(x.shape[0]))
+    rows = np.concatenate([order[u_rows], representative[repeated]]).astype(np.int64)
+    cols = np.concatenate([order[u_cols], repeated]).astype(np.int64)
+    dists = np.concatenate([u_dists, np.zeros(len(repeated))])
+    low, high = np.minimum(rows, cols), np.maximum(rows, cols)
+    return low, high, dists, knn_k
 
 
 def assign(
@@ -417,6 +449,9 @@ def _graph_average_linkage(x: Floats, left: Ints, right: Ints, threshold: float)
             chain = [start]
             while chain:
                 top = chain[-1]
+                if top not in near:  # merged from further down a chain closed by a tie
+                    chain.pop()
+                    continue
                 others = sorted(near[top])
                 values = averages(top, others) if others else np.zeros(0)
                 beyond = values > threshold  # the cut seen differently by rounding: drop
@@ -431,7 +466,7 @@ def _graph_average_linkage(x: Floats, left: Ints, right: Ints, threshold: float)
                 previous = chain[-2] if len(chain) > 1 else -1
                 if previous in near[top]:
                     back = bisect.bisect_left(others, previous)
-                    if values[back] <= values[at]:
+                    if values[back] <= values[at] + TIE_SLACK:  # rounding is not a reason
                         at = back
                 if others[at] == previous:
                     chain.pop()

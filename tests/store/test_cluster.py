@@ -283,3 +283,18 @@ def test_assign_prefers_the_closest_then_the_smaller_label() -> None:
     assert list(assign(new, members, labels)) == [3, 5, -1]
     assert list(assign(new[:0], members, labels)) == []
     assert list(assign(new, members, np.full(4, -1))) == [-1, -1, -1]
+
+
+def test_graph_linkage_survives_many_exact_ties() -> None:
+    """Real node texts repeat verbatim: a giant component full of duplicates (distance 0
+    everywhere, rounded differently from each side) still clusters, deterministically."""
+    rng = np.random.default_rng(7)
+    centres = random_units(rng, 6)
+    rows = np.repeat(centres, 150, axis=0)  # 900 rows, 6 groups of exact duplicates
+    rows = np.vstack([rows, around(rng, centres[0], 300, 0.05)])
+    first, _ = cluster(rows, exact_limit=100, k=8)
+    again, _ = cluster(rows, exact_limit=100, k=8)
+    assert first.tolist() == again.tolist()
+    for g in range(6):
+        assert len(set(first[g * 150 : (g + 1) * 150].tolist())) == 1
+    assert len(set(first[[0, 150, 300, 450, 600, 750]].tolist())) == 6
