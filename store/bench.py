@@ -3,12 +3,16 @@ peak memory and cold starts are real. Large synthetic libraries are cached betwe
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import hashlib
 import json
+import math
 import os
 import platform
 import resource
 import shutil
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -37,6 +41,11 @@ BUDGETS: dict[tuple[str, str], float] = {
     ("review", "approve_to_next_ms_median"): 50.0,
     ("routing", "recall@1"): 0.85,
     ("routing", "recall@10"): 0.98,
+    ("consolidate", "seconds_10000"): 60.0,
+    ("consolidate", "seconds_100000"): 600.0,
+    ("consolidate", "peak_rss_mb_100000"): 4096,
+    ("session_start", "ms"): 1500.0,
+    ("mcp", "p95_ms"): 200.0,
 }
 
 
@@ -58,13 +67,36 @@ def _rss_mb() -> float:
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
 
+def _own_peak_rss_mb() -> float:
+    """This process's own peak RSS. On Linux `ru_maxrss` of a child started by subprocess
+    starts at the parent's peak at fork time (the kernel carries the old memory's high-water
+    mark across exec), so a parent that built a big library would inflate it; `VmHWM` belongs
+    to the process's own memory. Falls back to `ru_maxrss` elsewhere."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        pass
+    return _rss_mb()
+
+
 def run_bench(
     quick: bool = False, only: set[str] | None = None, workdir: Path | None = None
 ) -> dict[str, Any]:
     """Every phase (or `only` some); returns the JSON-ready results with budgets."""
     work = workdir or Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False)) / "bench"
     work.mkdir(parents=True, exist_ok=True)
-    sizes = {"scan": 100 if quick else 500, "suggest": 1000 if quick else 10_000}
+    sizes: dict[str, Any] = {
+        "scan": 100 if quick else 500,
+        "suggest": 1000 if quick else 10_000,
+        # approved nodes consolidated; nodes of the library the agent tools use (with
+        # `skills_for(nodes)` skills)
+        "consolidate": [2000] if quick else [10_000, 100_000],
+        "patterns": 2000 if quick else 100_000,
+    }
+    nodes = sizes["patterns"]
     phases: dict[str, Callable[[], dict[str, Any]]] = {
         "scan": lambda: _bench_scan(work, sizes["scan"]),
         "suggest": lambda: _bench_suggest(work, sizes["suggest"]),
@@ -72,6 +104,9 @@ def run_bench(
         "ingest": lambda: _bench_ingest(work),
         "review": lambda: _bench_review(work, sizes["suggest"]),
         "routing": lambda: _bench_routing(work),
+        "consolidate": lambda: _bench_consolidate(work, sizes["consolidate"]),
+        "session_start": lambda: _bench_session_start(work, nodes),
+        "mcp": lambda: _bench_mcp(work, nodes),
     }
     results: dict[str, Any] = {
         "machine": {
@@ -330,6 +365,292 @@ def _bench_routing(work: Path) -> dict[str, Any]:
     return _child("child-routing", str(work / "routing-lib"), str(corpus / "skills"))
 
 
+# -- patterns: consolidation, the SessionStart hook, the MCP server --------------------------
+
+PATTERNS_VERSION = "2"
+#: Pending nodes left in a patterns library, approved before the incremental consolidation.
+INCREMENTAL_EXTRA = 500
+_PATTERNS_MARKER = ".bench-patterns"
+_CONSOLIDATED_MARKER = ".bench-consolidated"
+#: Sources whose changes make a cached consolidated library stale.
+_CONSOLIDATION_CODE = ("consolidate.py", "cluster.py", "classify.py", "decay.py")
+
+
+def _schema_version(library: Path) -> int:
+    db = library / "library.db"
+    if not db.exists():
+        return -1
+    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
+        return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+
+def _marker(library: Path, name: str) -> dict[str, Any] | None:
+    """The marker's content when the cached library is complete and its schema current."""
+    from store.migrations import MIGRATIONS
+
+    path = library / name
+    if not path.exists() or _schema_version(library) < len(MIGRATIONS):
+        return None
+    try:
+        found: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError:
+        return None
+    return found
+
+
+def _extra_for(nodes: int) -> int:
+    """Pending nodes kept back for the incremental run: under consolidation's incremental cap
+    (10% of the clustered nodes), so the run really is incremental."""
+    return min(INCREMENTAL_EXTRA, nodes // 20)
+
+
+def skills_for(nodes: int) -> int:
+    """Skills installed in the patterns library of `nodes` nodes (10,000 with the big one)."""
+    return 10_000 if nodes >= 100_000 else 1000
+
+
+def patterns_library(work: Path, nodes: int) -> Path:
+    """A cached library of `nodes` approved reasoning nodes (about five a session, a few
+    projects, recurring problems: see `store.synthetic.reasoning_sessions`) plus
+    `_extra_for(nodes)` pending ones, written through real events (`session.ingested`,
+    `node.extracted`, then `node.approved` from `Library.review`), every node text embedded
+    in advance, on top of a copy of the cached `skills_for(nodes)`-skill library. Rebuilt when
+    missing, made by another generator or older than the current schema."""
+    from store.library import Library
+    from store.patterns.consolidate import node_text, text_hash
+    from store.synthetic import reasoning_sessions
+
+    library = work / f"patterns-{nodes}"
+    extra, skills = _extra_for(nodes), skills_for(nodes)
+    spec = {"generator": PATTERNS_VERSION, "nodes": nodes, "skills": skills, "extra": extra}
+    found = _marker(library, _PATTERNS_MARKER)
+    if found and found.get("spec") == spec:
+        return library
+    started = time.perf_counter()
+    _fresh_copy(_big_library(work, skills), library)
+    (library / f".bench-{GENERATOR_VERSION}").unlink(missing_ok=True)
+    sessions = reasoning_sessions(nodes + extra)
+    all_nodes = [n for s in sessions for n in s["nodes"]]
+    with Library(library) as lib:
+        for start in range(0, len(sessions), 250):
+            _write_sessions(lib, sessions[start : start + 250])
+        ids = [str(n["node_id"]) for n in all_nodes[:nodes]]
+        for start in range(0, len(ids), 2000):
+            lib.review("approve", ids[start : start + 2000])
+        texts = {}
+        for n in all_nodes:
+            text = node_text(str(n["type"]), str(n["summary"]))
+            texts[text_hash(text)] = text
+        pending = list(texts.items())
+        for start in range(0, len(pending), 4096):
+            lib.embed_missing(dict(pending[start : start + 4096]))
+            _note(f"patterns-{nodes}: embedded {min(start + 4096, len(pending))}/{len(pending)}")
+    token = hashlib.sha256(f"{spec}{time.time_ns()}".encode()).hexdigest()[:16]
+    (library / _PATTERNS_MARKER).write_text(json.dumps({"spec": spec, "token": token}) + "\n")
+    _note(f"patterns-{nodes}: built in {time.perf_counter() - started:.0f}s")
+    return library
+
+
+def _note(message: str) -> None:
+    print(f"bench: {message}", file=sys.stderr, flush=True)
+
+
+def _write_sessions(library: Any, sessions: list[dict[str, Any]]) -> None:
+    """Sessions and their nodes as the ingest pipeline records them, in one transaction."""
+    from store.projections import store_blob
+
+    with library.db.write() as conn:
+        for session in sessions:
+            digest = store_blob(conn, json.dumps(session["messages"]))
+            sid = session["session_id"]
+            library.append_event(
+                conn,
+                "session.ingested",
+                f"session:{sid}",
+                {
+                    "session_id": sid,
+                    "project": session["project"],
+                    "branch": session["branch"],
+                    "client_version": "2.1.39",
+                    "started_at": session["started_at"],
+                    "ended_at": session["ended_at"],
+                    "turns": len(session["messages"]),
+                    "tool_calls": 0,
+                    "errors": 0,
+                    "skills_used": [],
+                    "skipped": {},
+                    "developer": session["developer"],
+                    "messages_hash": digest,
+                    "files": [],
+                },
+            )
+            for node in session["nodes"]:
+                library.append_event(
+                    conn, "node.extracted", f"node:{node['node_id']}", {"node": node}
+                )
+
+
+def _code_digest() -> str:
+    digest = hashlib.sha256()
+    for name in _CONSOLIDATION_CODE:
+        path = Path(__file__).parent / "patterns" / name
+        digest.update(path.read_bytes() if path.exists() else b"")
+    return digest.hexdigest()[:16]
+
+
+def _consolidated_key(source: Path) -> dict[str, Any]:
+    found = _marker(source, _PATTERNS_MARKER) or {}
+    return {"source": found.get("token"), "code": _code_digest()}
+
+
+def consolidated_library(work: Path, nodes: int) -> Path:
+    """The patterns library after one full consolidation (cached while its source library and
+    the consolidation code are unchanged): what the agent-facing phases query."""
+    source = patterns_library(work, nodes)
+    target = work / f"patterns-{nodes}-consolidated"
+    if _marker(target, _CONSOLIDATED_MARKER) == _consolidated_key(source):
+        return target
+    run = work / f"consolidate-run-{nodes}"
+    _fresh_copy(source, run)
+    try:
+        result = _child("child-consolidate", str(run), "full", timeout=7200)
+        if "error" in result:
+            raise RuntimeError(f"consolidating {run} failed: {result['error']}")
+        _keep_consolidated(run, target, source)
+    finally:
+        shutil.rmtree(run, ignore_errors=True)
+    return target
+
+
+def _keep_consolidated(run: Path, target: Path, source: Path) -> None:
+    _fresh_copy(run, target)
+    (target / _CONSOLIDATED_MARKER).write_text(json.dumps(_consolidated_key(source)) + "\n")
+
+
+def _fresh_copy(source: Path, target: Path) -> None:
+    shutil.rmtree(target, ignore_errors=True)
+    shutil.copytree(source, target)
+
+
+def _bench_consolidate(work: Path, sizes: list[int]) -> dict[str, Any]:
+    """Per size: a first full consolidation (every pattern new), a full re-cluster of the same
+    nodes, then an incremental run after approving the held-back pending nodes; each in its
+    own child process on a copy of the cached library (embeddings cached: not measured)."""
+    result: dict[str, Any] = {}
+    for nodes in sizes:
+        source = patterns_library(work, nodes)
+        run = work / f"consolidate-run-{nodes}"
+        _fresh_copy(source, run)
+        try:
+            first = _child("child-consolidate", str(run), "full", timeout=7200)
+            target = work / f"patterns-{nodes}-consolidated"
+            kept = _marker(target, _CONSOLIDATED_MARKER)
+            if "error" not in first and kept != _consolidated_key(source):
+                _keep_consolidated(run, target, source)
+            again = _child("child-consolidate", str(run), "full", timeout=7200)
+            incremental = _child("child-consolidate", str(run), "approve", timeout=7200)
+        finally:
+            shutil.rmtree(run, ignore_errors=True)
+        full_runs = [r for r in (first, again) if "error" not in r]
+        result[f"seconds_{nodes}"] = max((r["seconds"] for r in full_runs), default=None)
+        result[f"peak_rss_mb_{nodes}"] = max((r["peak_rss_mb"] for r in full_runs), default=None)
+        result[f"patterns_{nodes}"] = first.get("patterns")
+        result[f"method_{nodes}"] = first.get("method")
+        result[f"incremental_seconds_{nodes}"] = incremental.get("seconds")
+        result[f"runs_{nodes}"] = {"first": first, "recluster": again, "incremental": incremental}
+        errors = [r["error"] for r in (first, again, incremental) if "error" in r]
+        if errors:
+            result.setdefault("errors", []).extend(errors)
+    return result
+
+
+def _librarian_argv(library: Path) -> list[str]:
+    """The `librarian` console script next to this interpreter (what hooks run), else -m."""
+    script = Path(sys.executable).with_name("librarian")
+    prefix = [str(script)] if script.exists() else [sys.executable, "-m", "app"]
+    return [*prefix, "--library", str(library)]
+
+
+def _busiest_project(library: Path) -> str:
+    with contextlib.closing(sqlite3.connect(library / "library.db")) as conn:
+        row = conn.execute(
+            "SELECT project FROM sessions GROUP BY project ORDER BY count(*) DESC, project LIMIT 1"
+        ).fetchone()
+    return str(row[0]) if row else ""
+
+
+def _bench_session_start(work: Path, nodes: int, runs: int = 7) -> dict[str, Any]:
+    """Median wall time of the whole `librarian hook session-start` process, stdin as Claude
+    Code sends it, its cwd inside the busiest project of the consolidated library."""
+    from store.synthetic import synthetic_session
+
+    source = consolidated_library(work, nodes)
+    run = work / "session-start-run"  # the hook logs retrievals: work on a copy
+    _fresh_copy(source, run)
+    project = _busiest_project(run)
+    transcript = work / "sessions" / "session-start.jsonl"
+    synthetic_session(transcript, 16 << 10, session_id="bench-start")
+    payload = json.dumps(
+        {
+            "session_id": "bench-start",
+            "transcript_path": str(transcript),
+            "cwd": f"{project}/src",
+            "hook_event_name": "SessionStart",
+            "source": "startup",
+        }
+    )
+    argv = [*_librarian_argv(run), "hook", "session-start"]
+    times: list[float] = []
+    outputs: list[str] = []
+    failures: list[str] = []
+    try:
+        for _ in range(runs):
+            started = time.perf_counter()
+            done = subprocess.run(
+                argv, input=payload, text=True, capture_output=True, check=False, timeout=120
+            )
+            times.append((time.perf_counter() - started) * 1000)
+            outputs.append(done.stdout)
+            if done.returncode != 0:
+                failures.append((done.stderr.strip().splitlines() or ["no output"])[-1])
+    finally:
+        shutil.rmtree(run, ignore_errors=True)
+    result: dict[str, Any] = {
+        "library": {"nodes": nodes, "skills": skills_for(nodes), "project": project},
+        "runs": runs,
+        "ms": round(statistics.median(times), 1),
+        "first_ms": round(times[0], 1),
+        "max_ms": round(max(times), 1),
+        "output_chars": len(outputs[-1]),
+        "output_head": outputs[-1][:300],
+    }
+    if failures:
+        result["errors"] = failures[:3]
+    elif not outputs[-1].strip():
+        result["errors"] = ["the hook printed nothing"]
+    return result
+
+
+def _bench_mcp(work: Path, nodes: int, calls: int = 30) -> dict[str, Any]:
+    """MCP tool latency after start-up, through the official client over stdio."""
+    if not (Path(__file__).parents[1] / "app" / "mcp_server.py").exists():
+        return {"skipped": "app/mcp_server.py does not exist yet"}
+    source = consolidated_library(work, nodes)
+    run = work / "mcp-run"  # every memory call logs a retrieval: work on a copy
+    _fresh_copy(source, run)
+    try:
+        result = _child("child-mcp", str(run), str(calls), timeout=1800)
+    finally:
+        shutil.rmtree(run, ignore_errors=True)
+    return {"library": {"nodes": nodes, "skills": skills_for(nodes)}, **result}
+
+
+def _percentile(values: list[float], share: float) -> float:
+    """Nearest-rank percentile."""
+    ordered = sorted(values)
+    return round(ordered[max(0, math.ceil(share * len(ordered)) - 1)], 2)
+
+
 def _contexts(count: int) -> list[str]:
     from store.evaluation import load_queries
 
@@ -446,12 +767,225 @@ def child_routing(library_dir: str, skills: str) -> dict[str, Any]:
     return {**overall, "by_split": metrics}
 
 
+def child_consolidate(library_dir: str, mode: str) -> dict[str, Any]:
+    """One consolidation: `full` re-clusters everything; `approve` first approves every
+    pending node (as a reviewer would), then runs the default (incremental) consolidation.
+    With LIBRARIAN_BENCH_PROFILE set, the run is profiled (slower) and the top functions by
+    cumulative time are returned."""
+    import cProfile
+    import io
+    import pstats
+
+    from store.library import Library
+
+    marks: list[tuple[float, str]] = []
+    profiler = cProfile.Profile() if os.environ.get("LIBRARIAN_BENCH_PROFILE") else None
+    with Library(Path(library_dir)) as lib:
+        approved, approve_seconds = 0, 0.0
+        if mode == "approve":
+            with lib.db.read() as conn:
+                pending = [
+                    r[0]
+                    for r in conn.execute(
+                        "SELECT node_id FROM nodes WHERE status='pending' ORDER BY node_id"
+                    )
+                ]
+            started = time.perf_counter()
+            for start in range(0, len(pending), 2000):
+                lib.review("approve", pending[start : start + 2000])
+            approve_seconds = time.perf_counter() - started
+            approved = len(pending)
+        started = time.perf_counter()
+
+        def progress(message: str) -> None:
+            marks.append((time.perf_counter() - started, message))
+
+        if profiler:
+            profiler.enable()
+        report = lib.consolidate(full=mode == "full", progress=progress)
+        if profiler:
+            profiler.disable()
+        seconds = time.perf_counter() - started
+        with lib.db.read() as conn:
+            live = conn.execute(
+                "SELECT count(*) FROM patterns WHERE status IN ('active', 'graduated')"
+            ).fetchone()[0]
+    result: dict[str, Any] = {
+        "mode": mode,
+        "seconds": round(seconds, 2),
+        "peak_rss_mb": _own_peak_rss_mb(),
+        "ru_maxrss_mb": _rss_mb(),
+        "nodes": report.nodes,
+        "method": report.method,
+        "patterns": report.patterns,
+        "live_patterns": int(live),
+        "created": report.created,
+        "changed": report.changed,
+        "unchanged": report.unchanged,
+        "dissolved": report.dissolved,
+        "decayed": report.decayed,
+        "stages": _stages(marks, seconds),
+    }
+    if mode == "approve":
+        result["approved_before"] = approved
+        result["approve_seconds"] = round(approve_seconds, 2)
+    if profiler:
+        out = io.StringIO()
+        pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(30)
+        result["profile"] = [line for line in out.getvalue().splitlines() if line.strip()][-32:]
+    return result
+
+
+def _stages(marks: list[tuple[float, str]], total: float) -> dict[str, float]:
+    """Seconds per consolidation stage, from the progress messages it sends: load (approved
+    nodes read), vectors (cached embeddings and the cluster cache read; full runs only),
+    cluster (clustering and medoids), then classify, write and decay."""
+    names = []
+    for _, message in marks:
+        if message.endswith("approved nodes"):
+            names.append("load")
+        elif message == "clustering":
+            names.append("vectors")
+        elif "clusters" in message:
+            names.append("vectors" if "vectors" not in names else "cluster")
+        else:
+            names.append(message)
+    stages: dict[str, float] = {}
+    previous = 0.0
+    for name, (at, _) in zip(names, marks, strict=True):
+        stages[name] = round(at - previous, 2)
+        previous = at
+    stages["classify_write_decay"] = round(total - previous, 2)
+    return stages
+
+
+def child_mcp(library_dir: str, calls: str) -> dict[str, Any]:
+    log = Path(library_dir).with_name("mcp-server.log")  # the server's stderr, not measured
+    with log.open("w", encoding="utf-8") as errlog:
+        try:
+            return asyncio.run(_mcp_calls(library_dir, int(calls), errlog))
+        except BaseException as exc:
+            errlog.flush()
+            tail = log.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-5:]
+            raise RuntimeError(f"MCP run failed: {exc!r}; server log: {tail}") from exc
+
+
+#: Memory tools measured, each found among the server's tools by a name test.
+_MCP_TOOLS: tuple[tuple[str, Callable[[str], bool]], ...] = (
+    ("search_memory", lambda n: "search" in n and "skill" not in n),
+    ("pitfalls", lambda n: "pitfall" in n),
+    ("diagnose", lambda n: "diagnos" in n),
+    ("suggest_skills", lambda n: "suggest" in n or ("skill" in n and "search" in n)),
+)
+_QUERY_FIELDS = ("query", "problem", "context", "task", "text", "description", "q")
+
+
+def _tool_arguments(schema: dict[str, Any], query: str, project: str) -> dict[str, Any]:
+    """Arguments for a tool from its input schema: the query in its text field (a known name,
+    else the first required string), the project where the tool takes one."""
+    properties: dict[str, Any] = schema.get("properties") or {}
+    required = list(schema.get("required") or [])
+    field = next((f for f in _QUERY_FIELDS if f in properties), None) or next(
+        (f for f in required if (properties.get(f) or {}).get("type") == "string"), None
+    )
+    arguments: dict[str, Any] = {field: query} if field else {}
+    if project and "project" in properties:
+        arguments["project"] = project
+    return arguments
+
+
+def _schema(tool: Any) -> dict[str, Any]:
+    """A tool's input schema (`input_schema` in mcp 2, `inputSchema` before)."""
+    schema = getattr(tool, "input_schema", None) or getattr(tool, "inputSchema", None)
+    return schema if isinstance(schema, dict) else {}
+
+
+async def _mcp_calls(library_dir: str, calls: int, errlog: Any) -> dict[str, Any]:
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    from store.synthetic import PROJECTS, problem_queries
+
+    server = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "app", "--library", library_dir, "mcp"],
+        env=dict(os.environ),
+    )
+    memory_queries = problem_queries(calls * 3 + 3)
+    skill_queries = _contexts(calls + 1)
+    started = time.perf_counter()
+    async with (
+        stdio_client(server, errlog=errlog) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        startup_ms = (time.perf_counter() - started) * 1000
+        listed = await session.list_tools()
+        tools = {t.name: t for t in listed.tools}
+        chosen: dict[str, str] = {}
+        for label, test in _MCP_TOOLS:
+            name = next((n for n in sorted(tools) if test(n.lower())), None)
+            if name and name not in chosen.values():
+                chosen[label] = name
+        times: dict[str, list[float]] = {label: [] for label in chosen}
+        first: dict[str, float] = {}
+        errors: dict[str, int] = {label: 0 for label in chosen}
+        for round_ in range(calls + 1):  # round 0: each tool's first call (start-up)
+            for position, (label, name) in enumerate(chosen.items()):
+                if label == "suggest_skills":
+                    query = skill_queries[round_]
+                else:
+                    query = memory_queries[(round_ * 3 + position) % len(memory_queries)]
+                project = PROJECTS[round_ % len(PROJECTS)] if round_ % 2 else ""
+                arguments = _tool_arguments(_schema(tools[name]), query, project)
+                began = time.perf_counter()
+                answer = await session.call_tool(name, arguments, read_timeout_seconds=300)
+                elapsed = (time.perf_counter() - began) * 1000
+                if getattr(answer, "is_error", None) or getattr(answer, "isError", None):
+                    errors[label] += 1
+                if round_ == 0:
+                    first[label] = round(elapsed, 1)
+                else:
+                    times[label].append(elapsed)
+    every = [t for values in times.values() for t in values]
+    per_tool = {
+        label: {
+            "tool": chosen[label],
+            "calls": len(values),
+            "p50_ms": round(statistics.median(values), 2) if values else None,
+            "p95_ms": _percentile(values, 0.95) if values else None,
+            "max_ms": round(max(values), 2) if values else None,
+            "first_call_ms": first.get(label),
+            "errors": errors[label],
+        }
+        for label, values in times.items()
+    }
+    result: dict[str, Any] = {
+        "startup_ms": round(startup_ms, 1),
+        "tools_listed": sorted(tools),
+        "calls": len(every),
+        "p50_ms": round(statistics.median(every), 2) if every else None,
+        "p95_ms": _percentile(every, 0.95) if every else None,
+        "max_ms": round(max(every), 2) if every else None,
+        "tools": per_tool,
+        "peak_rss_mb_client": _own_peak_rss_mb(),
+    }
+    missing = [label for label, _ in _MCP_TOOLS if label not in chosen]
+    if missing:
+        result["missing_tools"] = missing
+    if any(errors.values()):
+        result["tool_errors"] = sum(errors.values())
+    return result
+
+
 _CHILDREN: dict[str, Callable[..., dict[str, Any]]] = {
     "child-scan": child_scan,
     "child-suggest": child_suggest,
     "child-index": child_index,
     "child-routing": child_routing,
     "child-ingest": child_ingest,
+    "child-consolidate": child_consolidate,
+    "child-mcp": child_mcp,
 }
 
 if __name__ == "__main__":
