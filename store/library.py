@@ -83,7 +83,8 @@ class Library:
         self._index: VectorIndex | None = None
         self._actor = ""
         self._memory: Memory | None = None
-        self._synced: tuple[int, bool] = (-1, False)
+        self.memory_epoch = 0
+        self._synced: tuple[tuple[Any, ...], bool] = ((), False)
         self._matrix: tuple[str, Matrix, dict[int, int]] | None = None
 
     # -- wiring ------------------------------------------------------------------------
@@ -118,6 +119,8 @@ class Library:
         self, conn: sqlite3.Connection, type_: str, subject: str, payload: dict[str, Any]
     ) -> Event:
         """Append an event (and update projections) inside an open write transaction."""
+        if type_.startswith(("node.", "pattern.", "session.")):
+            self.memory_epoch += 1  # what `Memory` serves may have changed
         return events.append(conn, type_, subject, payload, self.actor, ts=self.clock())
 
     def close(self) -> None:
@@ -376,7 +379,7 @@ class Library:
 
         Cheap when nothing changed since the last sync in this process.
         """
-        seq = self.last_seq()
+        seq = self._catalog_signature()
         if not force and self._synced == (seq, True):
             return True
         if embed:
@@ -406,6 +409,15 @@ class Library:
         self._synced = (seq, len(wanted) == total)
         self.similarities(np.zeros(self._dim(), dtype=np.float32), [])  # warm the matrix
         return len(wanted) == total
+
+    def _catalog_signature(self) -> tuple[Any, ...]:
+        """What the vector index depends on: the skills (a status or version change touches
+        `updated_at`), their texts and the model. Retrievals, reviews and other events that
+        append to the log leave it alone, so `sync_index` stays a no-op for them."""
+        with self.db.read() as conn:
+            skills = conn.execute("SELECT count(*), max(updated_at) FROM skills").fetchone()
+            texts = conn.execute("SELECT count(*), max(label) FROM skill_texts").fetchone()
+        return (*skills, *texts, self.model_name)
 
     def similarities(self, vector: Matrix, labels: Sequence[int]) -> dict[int, float]:
         """Exact cosine of `vector` with each indexed surface in `labels`, from an in-memory

@@ -185,10 +185,20 @@ class Memory:
         self.library = library
         self._lock = threading.Lock()
         self._loaded: _Loaded | None = None
+        self._checked: tuple[int, int] = (-1, -1)
 
     # -- loading ----------------------------------------------------------------------------
 
     def _signature(self) -> tuple[Any, ...]:
+        """Approved nodes and patterns as of now. Counting them scans an index (~60 ms at
+        100k nodes), so it is only done when something may have changed: another process
+        committed (`PRAGMA data_version`) or this one appended a node or pattern event."""
+        with self.library.db.read() as conn:
+            version = conn.execute("PRAGMA data_version").fetchone()[0]
+        key = (version, self.library.memory_epoch)
+        if self._loaded is not None and key == self._checked:
+            return self._loaded.signature
+        self._checked = key
         with self.library.db.read() as conn:
             nodes = conn.execute(
                 "SELECT count(*), max(updated_at) FROM nodes WHERE status='approved'"
