@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from store.events import retrieval_payload
-from store.models import PATTERN_KIND_LABELS, MemoryHit, Pattern, Retrieval, Step
+from store.models import PATTERN_KIND_LABELS, PATTERN_KINDS, MemoryHit, Pattern, Retrieval, Step
 from store.text import one_line
 
 if TYPE_CHECKING:
@@ -176,6 +176,32 @@ class _Loaded:
     node_ids: list[str]
     node_meta: list[tuple[str, str, str, str]]  # project, scope, type, summary
     node_vectors: Matrix
+    pattern_texts: list[str]  # lower-cased title, summary, trigger and resolution
+    pattern_weights: Matrix  # 0.7 + 0.3·confidence
+    pattern_team: Matrix  # bool: TEAM scope
+    pattern_projects: Matrix  # object: project
+    pattern_kinds: Matrix  # object: kind
+    pattern_confidence: Matrix
+
+    def shortlist(
+        self, vector: Matrix, project: str, kinds: Sequence[str], floor: float, size: int
+    ) -> list[tuple[int, float]]:
+        """(index, similarity) of the patterns a query may return, best dense score first:
+        the lexical bonus then re-ranks this shortlist (it never reaches the long tail)."""
+        if not self.patterns:
+            return []
+        sims = self.pattern_vectors @ vector
+        allowed = np.isin(self.pattern_kinds, list(kinds)) & (self.pattern_confidence >= floor)
+        if project:
+            allowed &= self.pattern_team | (self.pattern_projects == project)
+        idx = np.flatnonzero(allowed)
+        if not len(idx):
+            return []
+        scores = sims[idx] * self.pattern_weights[idx]
+        keep = min(len(idx), size)
+        top = np.argpartition(-scores, keep - 1)[:keep] if keep < len(idx) else np.arange(keep)
+        chosen = sorted(top.tolist(), key=lambda j: (-float(scores[j]), int(idx[j])))
+        return [(int(idx[j]), float(sims[idx[j]])) for j in chosen]
 
 
 class Memory:
@@ -240,6 +266,16 @@ class Memory:
             node_ids=[n.node_id for n in nodes],
             node_meta=[(n.project, n.scope, n.type, n.summary) for n in nodes],
             node_vectors=vectors,
+            pattern_texts=[
+                f"{p.title} {p.summary} {p.trigger} {p.resolution}".lower() for p in patterns
+            ],
+            pattern_weights=np.array(
+                [0.7 + 0.3 * min(1.0, p.confidence) for p in patterns], dtype=np.float32
+            ),
+            pattern_team=np.array([p.scope == "TEAM" for p in patterns], dtype=bool),
+            pattern_projects=np.array([p.project for p in patterns], dtype=object),
+            pattern_kinds=np.array([p.kind for p in patterns], dtype=object),
+            pattern_confidence=np.array([p.confidence for p in patterns], dtype=np.float64),
         )
 
     def _embed(self, text: str) -> Matrix:
@@ -265,15 +301,11 @@ class Memory:
         vector = self._embed(query)
         terms = _terms(query)
         scored: list[tuple[float, str, str, str, str, str]] = []
-        if "pattern" in kinds and loaded.patterns:
-            sims = loaded.pattern_vectors @ vector
-            for p, sim in zip(loaded.patterns, sims.tolist(), strict=True):
-                if project and p.scope != "TEAM" and p.project != project:
-                    continue
-                text = f"{p.title} {p.summary} {p.trigger} {p.resolution}"
-                score = _blend(sim, text, terms) * (0.7 + 0.3 * min(1.0, p.confidence))
-                detail = _pattern_detail(p)
-                scored.append((score, "pattern", p.pattern_id, p.title, detail, p.kind))
+        if "pattern" in kinds:
+            for i, sim in loaded.shortlist(vector, project, PATTERN_KINDS, -1.0, limit * 8 + 50):
+                p = loaded.patterns[i]
+                score = _blend(sim, loaded.pattern_texts[i], terms) * loaded.pattern_weights[i]
+                scored.append((float(score), "pattern", p.pattern_id, p.title, "", p.kind))
         if "node" in kinds and loaded.node_ids:
             sims = loaded.node_vectors @ vector
             keep = min(len(sims), max(limit * 8, 50))
@@ -285,13 +317,14 @@ class Memory:
                 score = _blend(float(sims[i]), summary, terms) * 0.9
                 scored.append((score, "node", loaded.node_ids[i], summary, node_type, ""))
         scored.sort(key=lambda s: (-s[0], s[1], s[2]))
+        by_id = {p.pattern_id: p for p in loaded.patterns} if "pattern" in kinds else {}
         hits = [
             MemoryHit(
                 rank=rank,
                 kind=kind,
                 item_id=item,
                 title=title,
-                detail=detail,
+                detail=_pattern_detail(by_id[item]) if kind == "pattern" else detail,
                 score=round(score, 4),
                 pattern_kind=pkind,
             )
@@ -341,14 +374,11 @@ class Memory:
         vector = self._embed(query)
         terms = _terms(query)
         scored: list[tuple[float, Pattern]] = []
-        sims = loaded.pattern_vectors @ vector if loaded.patterns else np.zeros(0)
-        for p, sim in zip(loaded.patterns, sims.tolist(), strict=True):
-            if p.kind not in pattern_kinds or p.confidence < floor:
-                continue
-            if project and p.scope != "TEAM" and p.project != project:
-                continue
-            text = f"{p.title} {p.summary} {p.trigger} {p.resolution}"
-            scored.append((_blend(sim, text, terms) * (0.7 + 0.3 * min(1.0, p.confidence)), p))
+        for i, sim in loaded.shortlist(vector, project, pattern_kinds, floor, limit * 8 + 50):
+            weight = float(loaded.pattern_weights[i])
+            scored.append(
+                (_blend(sim, loaded.pattern_texts[i], terms) * weight, loaded.patterns[i])
+            )
         scored.sort(key=lambda s: (-s[0], s[1].pattern_id))
         hits = [
             MemoryHit(
@@ -378,7 +408,7 @@ def _terms(query: str) -> list[str]:
 def _blend(similarity: float, text: str, terms: Sequence[str]) -> float:
     if not terms:
         return similarity
-    lowered = text.lower()
+    lowered = text.lower()  # (already lower-case for patterns)
     lexical = sum(1 for t in terms if t in lowered) / len(terms)
     return 0.8 * similarity + 0.2 * lexical
 
