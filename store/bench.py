@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import hashlib
 import json
 import math
@@ -17,7 +18,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -416,16 +417,40 @@ def patterns_library(work: Path, nodes: int) -> Path:
     `node.extracted`, then `node.approved` from `Library.review`), every node text embedded
     in advance, on top of a copy of the cached `skills_for(nodes)`-skill library. Rebuilt when
     missing, made by another generator or older than the current schema."""
+    library = work / f"patterns-{nodes}"
+    extra, skills = _extra_for(nodes), skills_for(nodes)
+    spec = {"generator": PATTERNS_VERSION, "nodes": nodes, "skills": skills, "extra": extra}
+    with _locked(library):
+        found = _marker(library, _PATTERNS_MARKER)
+        if not (found and found.get("spec") == spec):
+            _build_patterns(library, nodes, extra, skills, spec, work)
+    return library
+
+
+@contextlib.contextmanager
+def _locked(library: Path) -> Iterator[None]:
+    """Hold an exclusive lock for building or replacing a cached library: several benches
+    may run at once on one machine and share the cache."""
+    with (library.parent / f".{library.name}.lock").open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _run_dir(work: Path, name: str) -> Path:
+    """A working copy's path of this process alone (concurrent benches share `work`)."""
+    return work / f"{name}-run-{os.getpid()}"
+
+
+def _build_patterns(
+    library: Path, nodes: int, extra: int, skills: int, spec: dict[str, Any], work: Path
+) -> None:
     from store.library import Library
     from store.patterns.consolidate import node_text, text_hash
     from store.synthetic import reasoning_sessions
 
-    library = work / f"patterns-{nodes}"
-    extra, skills = _extra_for(nodes), skills_for(nodes)
-    spec = {"generator": PATTERNS_VERSION, "nodes": nodes, "skills": skills, "extra": extra}
-    found = _marker(library, _PATTERNS_MARKER)
-    if found and found.get("spec") == spec:
-        return library
     started = time.perf_counter()
     _fresh_copy(_big_library(work, skills), library)
     (library / f".bench-{GENERATOR_VERSION}").unlink(missing_ok=True)
@@ -448,7 +473,6 @@ def patterns_library(work: Path, nodes: int) -> Path:
     token = hashlib.sha256(f"{spec}{time.time_ns()}".encode()).hexdigest()[:16]
     (library / _PATTERNS_MARKER).write_text(json.dumps({"spec": spec, "token": token}) + "\n")
     _note(f"patterns-{nodes}: built in {time.perf_counter() - started:.0f}s")
-    return library
 
 
 def _note(message: str) -> None:
@@ -508,17 +532,19 @@ def consolidated_library(work: Path, nodes: int) -> Path:
     the consolidation code are unchanged): what the agent-facing phases query."""
     source = patterns_library(work, nodes)
     target = work / f"patterns-{nodes}-consolidated"
-    if _marker(target, _CONSOLIDATED_MARKER) == _consolidated_key(source):
-        return target
-    run = work / f"consolidate-run-{nodes}"
-    _fresh_copy(source, run)
-    try:
-        result = _child("child-consolidate", str(run), "full", timeout=7200)
-        if "error" in result:
-            raise RuntimeError(f"consolidating {run} failed: {result['error']}")
-        _keep_consolidated(run, target, source)
-    finally:
-        shutil.rmtree(run, ignore_errors=True)
+    with _locked(target):
+        if _marker(target, _CONSOLIDATED_MARKER) == _consolidated_key(source):
+            return target
+        run = _run_dir(work, f"consolidate-{nodes}")
+        with _locked(source):
+            _fresh_copy(source, run)
+        try:
+            result = _child("child-consolidate", str(run), "full", timeout=7200)
+            if "error" in result:
+                raise RuntimeError(f"consolidating {run} failed: {result['error']}")
+            _keep_consolidated(run, target, source)
+        finally:
+            shutil.rmtree(run, ignore_errors=True)
     return target
 
 
@@ -539,14 +565,16 @@ def _bench_consolidate(work: Path, sizes: list[int]) -> dict[str, Any]:
     result: dict[str, Any] = {}
     for nodes in sizes:
         source = patterns_library(work, nodes)
-        run = work / f"consolidate-run-{nodes}"
-        _fresh_copy(source, run)
+        run = _run_dir(work, f"consolidate-{nodes}")
+        with _locked(source):
+            _fresh_copy(source, run)
         try:
             first = _child("child-consolidate", str(run), "full", timeout=7200)
             target = work / f"patterns-{nodes}-consolidated"
-            kept = _marker(target, _CONSOLIDATED_MARKER)
-            if "error" not in first and kept != _consolidated_key(source):
-                _keep_consolidated(run, target, source)
+            with _locked(target):
+                kept = _marker(target, _CONSOLIDATED_MARKER)
+                if "error" not in first and kept != _consolidated_key(source):
+                    _keep_consolidated(run, target, source)
             again = _child("child-consolidate", str(run), "full", timeout=7200)
             incremental = _child("child-consolidate", str(run), "approve", timeout=7200)
         finally:
@@ -585,8 +613,9 @@ def _bench_session_start(work: Path, nodes: int, runs: int = 7) -> dict[str, Any
     from store.synthetic import synthetic_session
 
     source = consolidated_library(work, nodes)
-    run = work / "session-start-run"  # the hook logs retrievals: work on a copy
-    _fresh_copy(source, run)
+    run = _run_dir(work, "session-start")  # the hook logs retrievals: work on a copy
+    with _locked(source):
+        _fresh_copy(source, run)
     project = _busiest_project(run)
     transcript = work / "sessions" / "session-start.jsonl"
     synthetic_session(transcript, 16 << 10, session_id="bench-start")
@@ -636,12 +665,14 @@ def _bench_mcp(work: Path, nodes: int, calls: int = 30) -> dict[str, Any]:
     if not (Path(__file__).parents[1] / "app" / "mcp_server.py").exists():
         return {"skipped": "app/mcp_server.py does not exist yet"}
     source = consolidated_library(work, nodes)
-    run = work / "mcp-run"  # every memory call logs a retrieval: work on a copy
-    _fresh_copy(source, run)
+    run = _run_dir(work, "mcp")  # every memory call logs a retrieval: work on a copy
+    with _locked(source):
+        _fresh_copy(source, run)
     try:
         result = _child("child-mcp", str(run), str(calls), timeout=1800)
     finally:
         shutil.rmtree(run, ignore_errors=True)
+        _server_log(run).unlink(missing_ok=True)
     return {"library": {"nodes": nodes, "skills": skills_for(nodes)}, **result}
 
 
@@ -838,16 +869,17 @@ def child_consolidate(library_dir: str, mode: str) -> dict[str, Any]:
 
 def _stages(marks: list[tuple[float, str]], total: float) -> dict[str, float]:
     """Seconds per consolidation stage, from the progress messages it sends: load (approved
-    nodes read), vectors (cached embeddings and the cluster cache read; full runs only),
-    cluster (clustering and medoids), then classify, write and decay."""
+    nodes read), vectors (cached embeddings and the cluster cache read), cluster (clustering
+    and medoids) or, incrementally, vectors_and_assign (both, new nodes joining clusters),
+    then classify, write and decay."""
     names = []
     for _, message in marks:
         if message.endswith("approved nodes"):
             names.append("load")
         elif message == "clustering":
             names.append("vectors")
-        elif "clusters" in message:
-            names.append("vectors" if "vectors" not in names else "cluster")
+        elif "clusters" in message:  # no "clustering" first: the incremental path
+            names.append("cluster" if "vectors" in names else "vectors_and_assign")
         else:
             names.append(message)
     stages: dict[str, float] = {}
@@ -859,8 +891,12 @@ def _stages(marks: list[tuple[float, str]], total: float) -> dict[str, float]:
     return stages
 
 
+def _server_log(library: Path) -> Path:
+    return library.with_name(f"{library.name}.server.log")
+
+
 def child_mcp(library_dir: str, calls: str) -> dict[str, Any]:
-    log = Path(library_dir).with_name("mcp-server.log")  # the server's stderr, not measured
+    log = _server_log(Path(library_dir))  # the server's stderr, not measured
     with log.open("w", encoding="utf-8") as errlog:
         try:
             return asyncio.run(_mcp_calls(library_dir, int(calls), errlog))
