@@ -74,6 +74,7 @@ class SkillsScreen(LibrarianScreen):
         self._model_state = "loading model…" if warm else "model loads on the first task"
         self._shown = 0
         self._total = 0
+        self._listed = False
         self._detail_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
@@ -93,6 +94,15 @@ class SkillsScreen(LibrarianScreen):
         self.sub_title = "Skills"
         self.query_one(SkillTable).focus()
         self.load_skills("")
+
+    def on_screen_resume(self) -> None:
+        # Shown again: a draft approved in the review queue may have installed a skill, or
+        # a status changed elsewhere. The first showing is on_mount's.
+        if self._listed:
+            self.load_skills(self.query_one("#filter", Input).value)
+            current = self.query_one(SkillTable).current
+            if current is not None:
+                self.load_detail(current.skill_id)
 
     # -- workers (thread: the store blocks) ------------------------------------------
 
@@ -169,6 +179,7 @@ class SkillsScreen(LibrarianScreen):
             " ~/.agents/skills, project .claude/skills …) or run `librarian scan PATH`."
         )
         table.set_rows(message.rows)
+        self._listed = True
         self._shown, self._total = len(message.rows), message.total
         self._update_status()
 

@@ -196,3 +196,24 @@ async def test_a_failing_worker_becomes_a_notification(
     errors = [n for n in app._notifications if n.severity == "error"]
     assert errors
     assert "the disk is on fire" in errors[-1].message
+
+
+async def test_shown_again_the_list_has_what_changed_meanwhile(
+    pilot: Pilot[int], demo_library: Library, tmp_path: Path
+) -> None:
+    """A skill installed while another screen was shown (a draft approved in the review
+    queue, say) is listed when the Skills screen is shown again."""
+    await pilot.press("1")
+    await settle(pilot)
+    root = tmp_path / "more"
+    (root / "graduated-lesson").mkdir(parents=True)
+    (root / "graduated-lesson" / "SKILL.md").write_text(
+        "---\nname: graduated-lesson\ndescription: Learned the hard way.\nlicense: MIT\n---\n"
+        "Steps.\n",
+        encoding="utf-8",
+    )
+    demo_library.scan([root])
+    await pilot.press("3")
+    await settle(pilot)
+    assert "graduated-lesson" in [r.name for r in table(pilot).rows]
+    assert status(pilot).startswith(f"{DEMO_SKILLS + 1:,} of {DEMO_SKILLS + 1:,} skills")
