@@ -447,8 +447,9 @@ def _run_dir(work: Path, name: str) -> Path:
 def _build_patterns(
     library: Path, nodes: int, extra: int, skills: int, spec: dict[str, Any], work: Path
 ) -> None:
+    from store.ingest.pipeline import node_text
     from store.library import Library
-    from store.patterns.consolidate import node_text, text_hash
+    from store.skills.surface import text_hash
     from store.synthetic import reasoning_sessions
 
     started = time.perf_counter()

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from store.ingest.pipeline import node_text
 from store.models import ConsolidationReport
 from store.patterns import decay as decay_mod
 from store.patterns.classify import (
@@ -34,6 +35,7 @@ from store.patterns.classify import (
     classify_llm,
     classify_rules,
 )
+from store.skills.surface import text_hash
 
 if TYPE_CHECKING:
     from store.library import Library
@@ -51,16 +53,6 @@ _NODE_COLUMNS = (
     " n.line_end, n.confidence, n.scope, n.status, n.developer,"
     " COALESCE(NULLIF(s.started_at, ''), n.created_at)"
 )
-
-
-def node_text(type_: str, summary: str) -> str:
-    return f"{type_}: {summary}"
-
-
-def text_hash(text: str) -> str:
-    from store.skills.surface import text_hash as _hash
-
-    return _hash(text)
 
 
 def load_approved(library: Library) -> list[NodeRow]:
