@@ -75,6 +75,9 @@ def build_parser() -> argparse.ArgumentParser:
     from app import cli_patterns
 
     cli_patterns.add_parsers(sub, _add)
+    from app import cli_lifecycle
+
+    cli_lifecycle.add_parsers(sub, _add)
     bench.add_argument("--quick", action="store_true", help="smaller sizes (for a smoke run)")
     bench.add_argument(
         "--only",
@@ -255,10 +258,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def _all_commands() -> dict[str, Command]:
+    from app.cli_lifecycle import COMMANDS as LIFECYCLE_COMMANDS
     from app.cli_patterns import COMMANDS as PATTERN_COMMANDS
     from app.cli_sessions import COMMANDS
 
-    return {**_COMMANDS, **COMMANDS, **PATTERN_COMMANDS}
+    return {**_COMMANDS, **COMMANDS, **PATTERN_COMMANDS, **LIFECYCLE_COMMANDS}
 
 
 _COMMANDS: dict[str, Command] = {

@@ -72,6 +72,19 @@ skills_root = ""
 # The `license` a drafted SKILL.md declares.
 license = "Proprietary"
 
+[health]
+# Outcomes of the last `window_days` decide a skill's verdict: above `warn` failure rate it is
+# DEGRADING, above `fail` DRIFTING (and `librarian health --apply` deprecates it, with an
+# alert). Fewer than `min_runs` runs is never a verdict against a skill.
+window_days = 30
+warn = 0.2
+fail = 0.5
+min_runs = 3
+# Flag skills unused this long.
+idle_days = 60
+# `health --apply` promotes a proposed skill after this many successes and no failure.
+promote_after = 5
+
 [session_start]
 # Character budget for the context the SessionStart hook injects.
 max_chars = 4000

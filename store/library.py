@@ -38,6 +38,7 @@ from store.models import (
     ScanReport,
     SessionSummary,
     SkillDetail,
+    SkillHealth,
     SkillSummary,
     SkippedFile,
     Suggestion,
@@ -498,7 +499,9 @@ class Library:
             return int(row[0])
         return self._embedder.dim if self._embedder is not None else 384
 
-    def change_status(self, key: str | int, event_type: str, reason: str) -> None:
+    def change_status(
+        self, key: str | int, event_type: str, reason: str, **extra: str | float
+    ) -> None:
         """Record a status event (deprecate, retire, promote, ...) for one skill."""
         if event_type not in STATUS_EVENTS:
             raise LibraryError(f"unknown status event {event_type!r}")
@@ -508,7 +511,7 @@ class Library:
                 raise LibraryError(f"no skill named {key!r}")
             name = conn.execute("SELECT name FROM skills WHERE skill_id=?", (sid,)).fetchone()[0]
             self.append_event(
-                conn, event_type, f"skill:{name}", {"skill_id": sid, "reason": reason}
+                conn, event_type, f"skill:{name}", {"skill_id": sid, "reason": reason, **extra}
             )
 
     # -- reading ------------------------------------------------------------------------
@@ -859,6 +862,34 @@ class Library:
                     version_no=number, success=success, session_id=session_id, inferred=inferred
                 )
             return self.append_event(conn, f"skill.{event}", f"skill:{name}", payload)
+
+    def record_outcome(
+        self,
+        key: str | int,
+        success: bool,
+        *,
+        version: int | None = None,
+        session_id: str = "",
+        detail: str = "",
+    ) -> Event:
+        """One run's outcome for a skill version (the current one by default)."""
+        return self.skill_event(
+            key,
+            "outcome_recorded",
+            detail=detail,
+            success=success,
+            version=version,
+            session_id=session_id,
+        )
+
+    def health(self, *, apply: bool = False) -> tuple[list[SkillHealth], list[str]]:
+        """Health per skill and version, worst first; `apply` also demotes drifting skills
+        and promotes proven proposed ones (events), returning what changed."""
+        from store.lifecycle import health
+
+        if apply:
+            return health.apply(self)
+        return health.compute(self), []
 
     @contextmanager
     def acting_as(self, actor: str) -> Iterator[None]:

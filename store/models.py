@@ -514,3 +514,35 @@ class ConsolidationReport:
     decayed: int
     seconds: float
     notes: tuple[str, ...] = field(default_factory=tuple)
+
+
+# -- skill lifecycle: health (DESIGN §8) -----------------------------------------------------
+
+HEALTH_VERDICTS: tuple[str, ...] = ("DRIFTING", "DEGRADING", "HEALTHY", "IDLE")
+
+
+@dataclass(frozen=True)
+class VersionHealth:
+    version_no: int
+    runs: int
+    failures: int
+    failure_rate: float
+    verdict: str
+
+
+@dataclass(frozen=True)
+class SkillHealth:
+    """A skill's runs in the health window, its verdict, trend and flags."""
+
+    skill_id: int
+    name: str
+    status: str
+    version_no: int
+    verdict: str  # one of HEALTH_VERDICTS
+    runs: int
+    failures: int
+    failure_rate: float
+    last_run: str
+    trend: tuple[float, ...]  # weekly failure rate, oldest first; -1.0 for a week without runs
+    versions: tuple[VersionHealth, ...]
+    flags: tuple[str, ...]

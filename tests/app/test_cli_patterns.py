@@ -85,3 +85,24 @@ def test_consolidate_and_skill_events(demo_copy: Path) -> None:
     no_key = run(demo_copy, "consolidate", "--llm")
     assert no_key.returncode == 2
     assert "API key" in no_key.stderr
+
+
+def test_record_outcome_and_health_from_the_command_line(demo_copy: Path) -> None:
+    for flag in ("--failure", "--failure", "--failure", "--success"):
+        done = run(demo_copy, "record-outcome", "kubernetes-rollout", flag, "--detail", "canary")
+        assert done.returncode == 0, done.stderr
+    old = run(demo_copy, "record-outcome", "kubernetes-rollout", "--success", "--version", "1")
+    assert "v1" in old.stdout
+    bad = run(demo_copy, "record-outcome", "kubernetes-rollout", "--success", "--version", "9")
+    assert bad.returncode == 2
+    assert "no version 9" in bad.stderr
+    neither = run(demo_copy, "record-outcome", "kubernetes-rollout")
+    assert neither.returncode == 2
+    report = json.loads(run(demo_copy, "health", "--json").stdout)
+    worst = report["skills"][0]
+    assert worst["name"] == "kubernetes-rollout"
+    assert worst["verdict"] == "DRIFTING"
+    assert [v["version_no"] for v in worst["versions"]] == [1, 2]
+    applied = run(demo_copy, "health", "--apply")
+    assert "changed: kubernetes-rollout: deprecated" in applied.stdout
+    assert run(demo_copy, "verify").returncode == 0

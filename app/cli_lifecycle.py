@@ -1,0 +1,86 @@
+"""`librarian` commands for the skill lifecycle: outcomes and health."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from app.cli import emit, open_library
+from store.models import SkillHealth
+from store.text import one_line
+
+SPARKS = "▁▂▃▄▅▆▇█"
+
+
+def add_parsers(sub: Any, add: Any) -> None:
+    outcome = add(sub, "record-outcome", "record one run's outcome for a skill version", True)
+    outcome.add_argument("skill")
+    result = outcome.add_mutually_exclusive_group(required=True)
+    result.add_argument("--success", action="store_true")
+    result.add_argument("--failure", action="store_true")
+    outcome.add_argument("--version", type=int, help="version number (default: the current)")
+    outcome.add_argument("--session", default="", help="the session it ran in")
+    outcome.add_argument("--detail", default="")
+    health = add(sub, "health", "skills by health (worst first), per version, with flags", True)
+    health.add_argument(
+        "--apply",
+        action="store_true",
+        help="also deprecate drifting skills and promote proven proposed ones (events)",
+    )
+
+
+def cmd_record_outcome(args: argparse.Namespace) -> int:
+    with open_library(args) as library:
+        event = library.record_outcome(
+            args.skill,
+            bool(args.success),
+            version=args.version,
+            session_id=args.session,
+            detail=args.detail,
+        )
+    p = event.payload
+    text = (
+        f"#{event.seq} {'success' if p['success'] else 'failure'} recorded for"
+        f" {one_line(args.skill, 80)} v{p['version_no']}"
+    )
+    emit(args, {"seq": event.seq, **p}, text)
+    return 0
+
+
+def sparkline(trend: tuple[float, ...]) -> str:
+    """Weekly failure rates as a sparkline; a week without runs is a space."""
+    return "".join(" " if r < 0 else SPARKS[min(7, int(r * 7.999))] for r in trend)
+
+
+def health_text(rows: list[SkillHealth], changes: list[str]) -> str:
+    if not rows:
+        return "no skills"
+    out = []
+    for h in rows:
+        rate = f"{h.failure_rate:>4.0%}" if h.runs else "   -"
+        out.append(
+            f"{h.verdict:<9} {one_line(h.name, 40):<40} {h.status:<10} v{h.version_no:<3}"
+            f" {h.runs:>4} runs {rate} failed  [{sparkline(h.trend)}]"
+        )
+        if len(h.versions) > 1:
+            out += [
+                f"          v{v.version_no}: {v.runs} runs,"
+                f" {v.failure_rate:.0%} failed, {v.verdict}"
+                for v in h.versions
+            ]
+        out += [f"          flag: {one_line(f, 120)}" for f in h.flags]
+    out += [f"changed: {one_line(c, 200)}" for c in changes]
+    return "\n".join(out)
+
+
+def cmd_health(args: argparse.Namespace) -> int:
+    from app import render
+
+    with open_library(args) as library:
+        rows, changes = library.health(apply=args.apply)
+    data = {"skills": [render.plain(h) for h in rows], "changes": changes}
+    emit(args, data, health_text(rows, changes))
+    return 0
+
+
+COMMANDS = {"record-outcome": cmd_record_outcome, "health": cmd_health}

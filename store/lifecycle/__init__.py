@@ -1,0 +1,1 @@
+"""Skill lifecycle: outcomes, health and drift (DESIGN §8)."""
