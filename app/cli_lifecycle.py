@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from app.cli import emit, open_library
-from store.models import SkillHealth
+from store.models import BlastRadius, SkillHealth
 from store.text import one_line
 
 SPARKS = "▁▂▃▄▅▆▇█"
@@ -21,12 +21,55 @@ def add_parsers(sub: Any, add: Any) -> None:
     outcome.add_argument("--version", type=int, help="version number (default: the current)")
     outcome.add_argument("--session", default="", help="the session it ran in")
     outcome.add_argument("--detail", default="")
+    relate = add(sub, "relate", "add (or --remove) a hand-made relation: A TYPE B", True)
+    relate.add_argument("source", metavar="A")
+    relate.add_argument("type", metavar="TYPE", help="requires, extends, complements, ...")
+    relate.add_argument("target", metavar="B")
+    relate.add_argument("--remove", action="store_true")
+    blast = add(sub, "blast", "everything that relies on a skill (transitively)", True)
+    blast.add_argument("skill")
     health = add(sub, "health", "skills by health (worst first), per version, with flags", True)
     health.add_argument(
         "--apply",
         action="store_true",
         help="also deprecate drifting skills and promote proven proposed ones (events)",
     )
+
+
+def cmd_relate(args: argparse.Namespace) -> int:
+    with open_library(args) as library:
+        text = library.relate(args.source, args.type, args.target, remove=args.remove)
+    emit(args, {"result": text}, text)
+    return 0
+
+
+def blast_text(b: BlastRadius) -> str:
+    lines = [
+        f"{one_line(b.skill, 80)} ({b.status}): {len(b.dependents)} dependent skills,"
+        f" {len(b.sessions)} sessions, {len(b.patterns)} patterns, {len(b.drafts)} drafts"
+    ]
+    for d in b.dependents:
+        lines.append(
+            f"  {'  ' * (d.depth - 1)}{one_line(d.name, 60)} ({d.status}) {d.relation}"
+            f" {one_line(d.path[1], 60)}  [depth {d.depth}]"
+        )
+    lines += [f"  related: {one_line(r.name, 60)} ({r.relation})" for r in b.related]
+    if b.sessions:
+        lines.append("  sessions: " + ", ".join(s[:8] for s in b.sessions[:20]))
+    if b.patterns:
+        lines.append("  patterns: " + ", ".join(b.patterns[:20]))
+    if b.drafts:
+        lines.append("  drafts: " + ", ".join(b.drafts))
+    return "\n".join(lines)
+
+
+def cmd_blast(args: argparse.Namespace) -> int:
+    from app import render
+
+    with open_library(args) as library:
+        radius = library.blast(args.skill)
+    emit(args, render.plain(radius), blast_text(radius))
+    return 0
 
 
 def cmd_record_outcome(args: argparse.Namespace) -> int:
@@ -83,4 +126,9 @@ def cmd_health(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"record-outcome": cmd_record_outcome, "health": cmd_health}
+COMMANDS = {
+    "record-outcome": cmd_record_outcome,
+    "health": cmd_health,
+    "relate": cmd_relate,
+    "blast": cmd_blast,
+}

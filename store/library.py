@@ -24,6 +24,7 @@ from store.identity import resolve_actor
 from store.models import (
     AGENT_LIFECYCLE_EVENTS,
     AuditEntry,
+    BlastRadius,
     ConsolidationReport,
     ContextMessage,
     Draft,
@@ -54,6 +55,7 @@ if TYPE_CHECKING:
     from store.ingest.cold import LlmClient
     from store.ingest.pipeline import IngestReport
     from store.ingest.worker import DrainReport
+    from store.lifecycle.graph import DependencyGraph
     from store.patterns.memory import Memory
     from store.skills.reconcile import Candidate, Loaded
 
@@ -84,6 +86,7 @@ class Library:
         self._index: VectorIndex | None = None
         self._actor = ""
         self._memory: Memory | None = None
+        self._graph: DependencyGraph | None = None
         self.memory_epoch = 0
         self._synced: tuple[tuple[Any, ...], bool] = ((), False)
         self._matrix: tuple[str, Matrix, dict[int, int]] | None = None
@@ -890,6 +893,26 @@ class Library:
         if apply:
             return health.apply(self)
         return health.compute(self), []
+
+    @property
+    def dependency_graph(self) -> DependencyGraph:
+        from store.lifecycle.graph import DependencyGraph
+
+        if self._graph is None:
+            self._graph = DependencyGraph(self)
+        return self._graph
+
+    def blast(self, key: str | int) -> BlastRadius:
+        """Transitive dependents, plus the sessions, patterns and drafts relying on a skill."""
+        from store.lifecycle.graph import blast_radius
+
+        return blast_radius(self, key)
+
+    def relate(self, source: str, kind: str, target: str, *, remove: bool = False) -> str:
+        """Add or remove a hand-made relation (checked: no self-relation, no cycle)."""
+        from store.lifecycle.graph import relate
+
+        return relate(self, source, kind, target, remove=remove)
 
     @contextmanager
     def acting_as(self, actor: str) -> Iterator[None]:

@@ -546,3 +546,27 @@ class SkillHealth:
     trend: tuple[float, ...]  # weekly failure rate, oldest first; -1.0 for a week without runs
     versions: tuple[VersionHealth, ...]
     flags: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Dependent:
+    """A skill that depends on another, and how far away."""
+
+    name: str
+    status: str
+    relation: str  # how it points at the previous skill on its path
+    depth: int
+    path: tuple[str, ...]  # this skill ... the skill whose blast radius it is
+
+
+@dataclass(frozen=True)
+class BlastRadius:
+    """Everything that relies on a skill."""
+
+    skill: str
+    status: str
+    dependents: tuple[Dependent, ...]  # transitive, nearest first
+    related: tuple[Dependent, ...]  # complements/enables/often_used_with, depth 1
+    sessions: tuple[str, ...]  # sessions that used it, newest first
+    patterns: tuple[str, ...]  # patterns learned in those sessions
+    drafts: tuple[str, ...]  # drafts of those patterns
