@@ -154,40 +154,34 @@ class LibrarianCommands(Provider):
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         app = cast("LibrarianApp", self.app)
-        for title, callback, help_text in self._commands():
+        for title, callback, help_text in [*self._commands(), *self._jumps(app)]:
             score = matcher.match(title)
             if score > 0:
                 yield Hit(score, literal_highlight(matcher, title), callback, help=help_text)
-        for skill_id, name, status in getattr(self, "_skills", []):
-            title = f"skill: show {name}"
-            score = matcher.match(title)
-            if score > 0:
-                yield Hit(
-                    score,
-                    literal_highlight(matcher, title),
-                    partial(app.show_skill, skill_id),
-                    help=status,
-                )
-        for session_id, label, counts in getattr(self, "_sessions", []):
-            title = f"session: open {label}"
-            score = matcher.match(title)
-            if score > 0:
-                yield Hit(
-                    score,
-                    literal_highlight(matcher, title),
-                    partial(app.open_session, session_id),
-                    help=escape(f"{one_line(session_id, 40)} · {counts}"),
-                )
-        for pattern_id, label, about in getattr(self, "_patterns", []):
-            title = f"pattern: show {label}"
-            score = matcher.match(title)
-            if score > 0:
-                yield Hit(
-                    score,
-                    literal_highlight(matcher, title),
-                    partial(app.show_pattern, pattern_id),
-                    help=escape(f"{pattern_id} · {about}"),
-                )
+
+    def _jumps(self, app: LibrarianApp) -> list[Command]:
+        """Searchable only: one entry per skill, session and pattern loaded at start-up."""
+        jumps: list[Command] = [
+            (f"skill: show {name}", partial(app.show_skill, skill_id), status)
+            for skill_id, name, status in getattr(self, "_skills", [])
+        ]
+        jumps += [
+            (
+                f"session: open {label}",
+                partial(app.open_session, session_id),
+                escape(f"{one_line(session_id, 40)} · {counts}"),
+            )
+            for session_id, label, counts in getattr(self, "_sessions", [])
+        ]
+        jumps += [
+            (
+                f"pattern: show {label}",
+                partial(app.show_pattern, pattern_id),
+                escape(f"{pattern_id} · {about}"),
+            )
+            for pattern_id, label, about in getattr(self, "_patterns", [])
+        ]
+        return jumps
 
 
 def about_node(summary: str) -> str:

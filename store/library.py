@@ -720,27 +720,9 @@ class Library:
 
     def profile(self, project: str = "", *, log: bool = True) -> str:
         """The Markdown profile (logged as a retrieval of every pattern it includes)."""
-        from store.patterns.memory import list_patterns, log_retrieval, render_profile
+        from store.patterns.memory import profile
 
-        floor = float(self.config.get("patterns.min_confidence", 0.4))
-        with self.db.read() as conn:
-            found = list_patterns(conn, project=project or None, statuses=("active", "graduated"))
-            nodes = conn.execute(
-                "SELECT count(*), count(DISTINCT session_id) FROM nodes WHERE status='approved'"
-                + (" AND project=?" if project else ""),
-                (project,) if project else (),
-            ).fetchone()
-        kept = [p for p in found if p.confidence >= floor]
-        totals = (
-            f"{len(kept)} patterns over {nodes[0]} approved reasoning nodes in {nodes[1]} sessions"
-        )
-        text = render_profile(
-            found, project=project, floor=floor, generated=self.clock()[:10], totals=totals
-        )
-        if log:
-            hits = [("pattern", p.pattern_id, i, p.confidence) for i, p in enumerate(kept, 1)]
-            log_retrieval(self, "profile", project or "*", hits, project=project)
-        return text
+        return profile(self, project, log=log)
 
     def suggest_logged(
         self, context: str, *, limit: int | None = None, project: str = "", tool: str = "suggest"

@@ -239,8 +239,9 @@ def _records(
             " USING(pattern_id) WHERE p.status != 'dissolved'"
         ):
             old_members[pid].add(nid)
-        fingerprints = {
-            r[0]: r[1] for r in conn.execute("SELECT pattern_id, fingerprint FROM patterns")
+        known = {
+            r[0]: (r[1], r[2])
+            for r in conn.execute("SELECT pattern_id, fingerprint, classifier FROM patterns")
         }
     owner: dict[str, str] = {nid: pid for pid, ids in old_members.items() for nid in ids}
     claims: list[tuple[int, int, str, int]] = []  # (-overlap, cluster, pattern, cluster index)
@@ -270,22 +271,13 @@ def _records(
             ]
         )
         fingerprint = _fingerprint(members, by_id)
-        if fingerprints.get(pid) == fingerprint and not (
-            llm and _classified_by_rules(library, pid)
-        ):
+        before = known.get(pid)
+        if before and before[0] == fingerprint and not (llm and before[1] == "rules"):
             unchanged += 1
             continue
         records.append(_record(library, pid, members, graph, llm, fingerprint, notes))
     dissolved = sorted(set(old_members) - set(assigned.values()))
     return records, dissolved, unchanged, notes
-
-
-def _classified_by_rules(library: Library, pattern_id: str) -> bool:
-    with library.db.read() as conn:
-        row = conn.execute(
-            "SELECT classifier FROM patterns WHERE pattern_id=?", (pattern_id,)
-        ).fetchone()
-    return bool(row) and row[0] == "rules"
 
 
 def _session_graph(library: Library, sessions: set[str]) -> SessionGraph:

@@ -426,6 +426,28 @@ def _pattern_detail(p: Pattern) -> str:
 # -- the profile ----------------------------------------------------------------------------
 
 
+def profile(library: Library, project: str = "", *, log: bool = True) -> str:
+    """The Markdown profile of a project (or of everything), logged as a retrieval of every
+    pattern it includes."""
+    floor = float(library.config.get("patterns.min_confidence", 0.4))
+    with library.db.read() as conn:
+        found = list_patterns(conn, project=project or None, statuses=LIVE)
+        nodes = conn.execute(
+            "SELECT count(*), count(DISTINCT session_id) FROM nodes WHERE status='approved'"
+            + (" AND project=?" if project else ""),
+            (project,) if project else (),
+        ).fetchone()
+    kept = [p for p in found if p.confidence >= floor]
+    totals = f"{len(kept)} patterns over {nodes[0]} approved reasoning nodes in {nodes[1]} sessions"
+    text = render_profile(
+        found, project=project, floor=floor, generated=library.clock()[:10], totals=totals
+    )
+    if log:
+        hits = [("pattern", p.pattern_id, i, p.confidence) for i, p in enumerate(kept, 1)]
+        log_retrieval(library, "profile", project or "*", hits, project=project)
+    return text
+
+
 def render_profile(
     patterns: Sequence[Pattern], *, project: str, floor: float, generated: str, totals: str
 ) -> str:

@@ -1,4 +1,5 @@
-"""SVG snapshots of the review queue and the Sessions screen (pytest-textual-snapshot).
+"""SVG snapshots of the review queue (nodes and drafts), the Sessions screen and the Patterns
+screen (pytest-textual-snapshot).
 
 The states are the ones `python -m app.screenshots` draws (`app.screenshots.SHOTS`). As in
 `test_snapshots.py`: the demo is rebuilt at a fixed absolute path with a stepping clock and a
@@ -56,3 +57,13 @@ def test_sessions(snap: Snap, library: Library) -> None:
 def test_session_dag(snap: Snap, library: Library) -> None:
     """The biggest session's DAG, dead end → solution arcs highlighted, a child jump."""
     assert snap(library, "session-dag.svg")
+
+
+def test_patterns(snap: Snap, library: Library) -> None:
+    """Patterns by kind; the first one's checklist and pending draft, its member nodes."""
+    assert snap(library, "patterns.svg")
+
+
+def test_review_drafts(snap: Snap, library: Library) -> None:
+    """The review queue switched to the drafts: the SKILL.md with its criteria and citations."""
+    assert snap(library, "review-draft.svg")
