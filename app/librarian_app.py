@@ -40,7 +40,7 @@ VIEWS: tuple[tuple[str, str, str], ...] = (
     ("1", "review", "Review"),
     ("2", "sessions", "Sessions"),
     ("3", "skills", "Skills"),
-    ("4", "patterns", "Patterns"),
+    ("6", "patterns", "Patterns"),
 )
 
 

@@ -143,7 +143,7 @@ async def session_dag(pilot: Pilot[Any]) -> None:
 async def patterns(pilot: Pilot[Any]) -> None:
     """Patterns by kind; the first one's graduation checklist, draft and member nodes."""
     await settle(pilot)
-    await pilot.press("4")
+    await pilot.press("6")
     await settle(pilot)
 
 

@@ -377,6 +377,10 @@ _CONSOLIDATED_MARKER = ".bench-consolidated"
 _CONSOLIDATION_CODE = ("consolidate.py", "cluster.py", "classify.py", "decay.py")
 
 
+#: The oldest cached schema that can be migrated in place (v5 only added tables).
+_UPGRADABLE_FROM = 4
+
+
 def _schema_version(library: Path) -> int:
     db = library / "library.db"
     if not db.exists():
@@ -390,8 +394,16 @@ def _marker(library: Path, name: str) -> dict[str, Any] | None:
     from store.migrations import MIGRATIONS
 
     path = library / name
-    if not path.exists() or _schema_version(library) < len(MIGRATIONS):
+    if not path.exists() or _schema_version(library) < _UPGRADABLE_FROM:
         return None
+    if _schema_version(library) < len(MIGRATIONS):
+        # Later migrations only add tables and indexes that no old event fills, so an old
+        # cached library is brought up to date in place instead of being rebuilt.
+        from store.migrations import migrate
+
+        with contextlib.closing(sqlite3.connect(library / "library.db")) as conn:
+            conn.isolation_level = None
+            migrate(conn)
     try:
         found: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     except ValueError:

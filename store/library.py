@@ -506,15 +506,25 @@ class Library:
         self, key: str | int, event_type: str, reason: str, **extra: str | float
     ) -> None:
         """Record a status event (deprecate, retire, promote, ...) for one skill."""
+        from store.lifecycle.status import check
+
         if event_type not in STATUS_EVENTS:
             raise LibraryError(f"unknown status event {event_type!r}")
+        if not reason.strip():
+            raise LibraryError("a status change needs a reason")
         with self.db.write() as conn:
             sid = catalog.resolve(conn, key)
             if sid is None:
                 raise LibraryError(f"no skill named {key!r}")
-            name = conn.execute("SELECT name FROM skills WHERE skill_id=?", (sid,)).fetchone()[0]
+            name, status = conn.execute(
+                "SELECT name, status FROM skills WHERE skill_id=?", (sid,)
+            ).fetchone()
+            check(name, status, event_type)
             self.append_event(
-                conn, event_type, f"skill:{name}", {"skill_id": sid, "reason": reason, **extra}
+                conn,
+                event_type,
+                f"skill:{name}",
+                {"skill_id": sid, "reason": reason, "from": status, **extra},
             )
 
     # -- reading ------------------------------------------------------------------------
@@ -832,6 +842,10 @@ class Library:
             name, status, current = row[0], row[1], int(row[2] or 0)
             if status in ("retired", "uninstalled") and event != "outcome_recorded":
                 raise LibraryError(f"skill {name!r} is {status}")
+            if f"skill.{event}" in STATUS_EVENTS:
+                from store.lifecycle.status import check
+
+                check(name, status, f"skill.{event}")
             payload: dict[str, Any] = {"skill_id": sid, "reason": detail, "detail": detail}
             if event == "outcome_recorded":
                 if success is None:

@@ -326,6 +326,69 @@ MIGRATIONS: tuple[str, ...] = (
         label INTEGER NOT NULL
     );
     """,
+    # 5: the retirement runbook (runs, their steps, incidents), co-usage relation proposals,
+    # outcomes by version
+    """
+    CREATE TABLE runs(
+        run_id TEXT PRIMARY KEY,
+        skill_id INTEGER NOT NULL,
+        skill_name TEXT NOT NULL,
+        status TEXT NOT NULL,
+        step INTEGER NOT NULL,
+        reason TEXT NOT NULL,
+        actor TEXT NOT NULL,
+        version_no INTEGER NOT NULL,
+        successor TEXT NOT NULL DEFAULT '',
+        started_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+    );
+    CREATE INDEX runs_skill ON runs(skill_id, started_at);
+    CREATE INDEX runs_status ON runs(status, updated_at);
+
+    CREATE TABLE run_steps(
+        run_id TEXT NOT NULL,
+        step INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        summary TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        actor TEXT NOT NULL,
+        ts TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        PRIMARY KEY(run_id, step)
+    );
+
+    CREATE TABLE incidents(
+        incident_id TEXT PRIMARY KEY,
+        run_id TEXT NOT NULL,
+        skill_id INTEGER NOT NULL,
+        skill_name TEXT NOT NULL,
+        version_no INTEGER NOT NULL,
+        cause TEXT NOT NULL,
+        scope TEXT NOT NULL,
+        regression TEXT NOT NULL,
+        successor TEXT NOT NULL,
+        actor TEXT NOT NULL,
+        recorded_at TEXT NOT NULL
+    );
+    CREATE INDEX incidents_skill ON incidents(skill_id, recorded_at);
+
+    CREATE TABLE relation_proposals(
+        source_name TEXT NOT NULL,
+        target_name TEXT NOT NULL,
+        shared INTEGER NOT NULL,
+        sessions TEXT NOT NULL,
+        status TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        proposed_at TEXT NOT NULL,
+        decided_at TEXT,
+        decided_by TEXT NOT NULL DEFAULT '',
+        PRIMARY KEY(source_name, target_name)
+    );
+    CREATE INDEX relation_proposals_status ON relation_proposals(status, shared);
+
+    CREATE INDEX outcomes_version ON outcomes(skill_id, version_no, ts);
+    CREATE INDEX outcomes_ts ON outcomes(ts);
+    """,
 )
 
 #: Tables rebuilt by replaying events; `verify` compares them with a scratch replay.
@@ -349,6 +412,10 @@ PROJECTION_TABLES: dict[str, str] = {
     "retrieval_hits": "seq, rank",
     "drafts": "draft_id",
     "outcomes": "seq",
+    "runs": "run_id",
+    "run_steps": "run_id, step",
+    "incidents": "incident_id",
+    "relation_proposals": "source_name, target_name",
 }
 
 

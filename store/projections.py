@@ -184,10 +184,12 @@ def _skill_status(conn: sqlite3.Connection, event: Event) -> None:
         "skill.validated": None,
     }[event.type]
     if status is not None:
+        sid = int(event.payload["skill_id"])
         conn.execute(
-            "UPDATE skills SET status=?, updated_at=? WHERE skill_id=?",
-            (status, event.ts, int(event.payload["skill_id"])),
+            "UPDATE skills SET status=?, updated_at=? WHERE skill_id=?", (status, event.ts, sid)
         )
+        if status in ("proposed", "stable"):  # back in circulation: off the denylist
+            conn.execute("DELETE FROM denylist WHERE skill_id=?", (sid,))
 
 
 @handles("skill.retired")

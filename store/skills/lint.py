@@ -73,7 +73,7 @@ neutralise = excerpt
 
 
 def _mask(value: str) -> str:
-    return value[:4] + "****"
+    return neutralise(value[:4], 4) + "****"
 
 
 def _is_token_char(text: str, index: int) -> bool:

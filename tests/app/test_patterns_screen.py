@@ -131,7 +131,7 @@ async def pilot(library: Library) -> AsyncIterator[Pilot[int]]:
     app = make_app(library, watch=False, warm=False, show_timings=False)
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot)
-        await pilot.press("4")
+        await pilot.press("6")
         await settle(pilot)
         yield pilot
 
@@ -311,7 +311,7 @@ async def test_enter_on_a_member_opens_the_dag_on_that_node(pilot: Pilot[int]) -
     assert dag.current is not None
     assert dag.current.node_id == target.node_id
 
-    await pilot.press("4")  # back: the pattern is still highlighted
+    await pilot.press("6")  # back: the pattern is still highlighted
     await settle(pilot)
     assert table(pilot).current is not None
     assert table(pilot).current.pattern_id == READY
@@ -367,7 +367,7 @@ async def test_graduate_drafts_then_the_review_queue_approves(
     await settle(pilot)
     assert not review.drafts_mode
     assert review.query_one(NodeTable).has_focus
-    await pilot.press("4")
+    await pilot.press("6")
     await settle(pilot)
     assert "graduated" in row_text(pilot, READY)
     assert library.pattern(READY).skill_name == draft.name

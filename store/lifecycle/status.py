@@ -1,0 +1,54 @@
+"""Skill status transitions (DESIGN §8): which status events may follow which status.
+
+proposed → stable (promoted after clean successes) → deprecated (not preferred, e.g. drifting)
+→ retired (never recalled, on the denylist). A deprecated skill may be promoted back (a drift
+alert reversed); a retired or otherwise repaired skill comes back only as proposed, and must
+earn stable again. Uninstalled skills take no status events.
+"""
+
+from __future__ import annotations
+
+from store.errors import LibrarianError
+
+#: Status event -> the status it leads to (None: a check mark that changes no status).
+TARGET: dict[str, str | None] = {
+    "skill.proposed": "proposed",
+    "skill.promoted": "stable",
+    "skill.deprecated": "deprecated",
+    "skill.retired": "retired",
+    "skill.validated": None,
+}
+
+#: Status event -> the statuses it may be applied to.
+ALLOWED_FROM: dict[str, frozenset[str]] = {
+    "skill.proposed": frozenset({"stable", "deprecated", "retired"}),
+    "skill.promoted": frozenset({"proposed", "deprecated"}),
+    "skill.deprecated": frozenset({"proposed", "stable"}),
+    "skill.retired": frozenset({"proposed", "stable", "deprecated"}),
+    "skill.validated": frozenset({"proposed", "stable", "deprecated"}),
+}
+
+_HINTS = {
+    "retired": "a retired skill comes back only as proposed (repair it, then re-propose)",
+    "uninstalled": "its SKILL.md is gone; reinstall it first",
+}
+
+
+class TransitionError(LibrarianError):
+    """A status change that the lifecycle does not allow."""
+
+
+def check(name: str, status: str, event_type: str) -> None:
+    """Raise `TransitionError` with a specific message when `event_type` cannot follow
+    `status`."""
+    allowed = ALLOWED_FROM.get(event_type)
+    if allowed is None:
+        raise TransitionError(f"unknown status event {event_type!r}")
+    if status in allowed:
+        return
+    target = TARGET[event_type]
+    verb = event_type.removeprefix("skill.")
+    if target == status:
+        raise TransitionError(f"{name!r} is already {status}")
+    hint = _HINTS.get(status, f"{verb} applies to {', '.join(sorted(allowed))} skills")
+    raise TransitionError(f"cannot mark {name!r} {verb}: it is {status}; {hint}")
