@@ -23,8 +23,10 @@ from app.messages import (
     NodeGraphRequested,
     NodeOpenRequested,
     SessionGraphLoaded,
+    SkillScreenRequested,
     SkillsLoaded,
 )
+from app.screens.base import LibrarianScreen
 from app.screens.patterns import PatternsScreen
 from app.screens.review import ReviewScreen
 from app.screens.sessions import SessionsScreen
@@ -221,6 +223,20 @@ class LibrarianApp(App[int]):
     async def review_command(self, action: str) -> None:
         """Run a review action (approve, reject, …) on the review screen."""
         (await self._review_screen()).run_command(action)
+
+    async def on_skill_screen_requested(self, message: SkillScreenRequested) -> None:
+        await self.open_skill_screen(message.mode, message.skill)
+
+    async def open_skill_screen(self, mode: str, skill: str) -> None:
+        """Switch to a lifecycle screen (graph, health, lineage, runbook) centred on a skill."""
+        try:
+            screen = self.get_screen(mode)
+        except KeyError:
+            self.notify(f"no {mode} screen", severity="warning", markup=False)
+            return
+        await self.action_view(mode)
+        if isinstance(screen, LibrarianScreen):
+            await screen.show_skill(skill)
 
     async def on_node_open_requested(self, message: NodeOpenRequested) -> None:
         (await self._review_screen()).show_node(message.node)

@@ -194,3 +194,16 @@ class FirstScreenChosen(Message):
     """Which screen the app opens on (the review queue when anything is pending)."""
 
     mode: str
+
+
+# -- lifecycle screens (graph 4, health 5, lineage 7, runbook 8) ------------------------------
+
+
+@dataclass
+class SkillScreenRequested(Message):
+    """Open a lifecycle screen (`mode`: graph, health, lineage or runbook) on one skill.
+
+    Any screen may post it; the app switches to the screen and calls its `show_skill`."""
+
+    mode: str
+    skill: str

@@ -21,7 +21,16 @@ DRAFT_DONE = {
 
 
 class LibrarianScreen(Screen[None]):
-    """Base screen; worker failures become one error notification, never a crash."""
+    """Base screen; worker failures become one error notification, never a crash.
+
+    `loaded` turns true once the screen's first data is drawn and it answers keys (the
+    bench's "interactive" moment). Screens that can centre on one skill override
+    `show_skill`."""
+
+    loaded: bool = False
+
+    async def show_skill(self, skill: str) -> None:
+        """Centre the screen on one skill (by name); screens without a skill focus ignore it."""
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state == WorkerState.ERROR and event.worker.error is not None:
