@@ -1,5 +1,7 @@
 """`python -m app.bench_app LIBRARY`: seconds from process start to an interactive Skills
-screen (rows drawn, keys answered), for `librarian bench`."""
+screen (rows drawn, keys answered), for `librarian bench`. `--review LIBRARY`: the review
+queue. `--screen MODE LIBRARY [NOW]`: one lifecycle screen (graph, health, lineage, runbook)
+from `action_view` to `loaded`, with the library's clock held at NOW."""
 
 from __future__ import annotations
 
@@ -32,7 +34,7 @@ async def measure(library_dir: Path) -> dict[str, Any]:
             await app.workers.wait_for_complete()
             steady = await keys_ms(pilot)
             rows = len(table.rows)
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    rss = peak_rss_mb()
     return {
         "interactive_seconds": round(ready, 3),
         "rows": rows,
@@ -42,9 +44,23 @@ async def measure(library_dir: Path) -> dict[str, Any]:
     }
 
 
-async def keys_ms(pilot: Any) -> float:
+def peak_rss_mb() -> float:
+    """This process's own peak RSS (`VmHWM`): on Linux `ru_maxrss` of a child starts at its
+    parent's peak (the bench parent may have just built a big library)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        pass
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+
+async def keys_ms(
+    pilot: Any, keys: tuple[str, ...] = ("down", "down", "pagedown", "end", "home", "up")
+) -> float:
     """Mean milliseconds per cursor key through Pilot (which adds ~80 ms of idle waiting)."""
-    keys = ("down", "down", "pagedown", "end", "home", "up")
     before = time.perf_counter()
     await pilot.press(*keys)
     return round((time.perf_counter() - before) / len(keys) * 1000, 1)
@@ -109,8 +125,56 @@ async def _approve_latency(pilot: Any, table: Any, detail: Any) -> float:
     return (seen[0] - started) * 1000
 
 
+#: Cursor keys pressed on a lifecycle screen once it is interactive.
+SCREEN_KEYS = ("down", "down", "down", "up", "pagedown", "home")
+SCREEN_TIMEOUT = 60.0
+
+
+async def measure_screen(library_dir: Path, mode: str, now: str = "") -> dict[str, Any]:
+    """Seconds from `action_view(mode)` until the screen says it is `loaded` (first data
+    drawn, keys answered), in an app whose first screen has settled (as when a person
+    presses the screen's number key), then the mean latency of a few cursor keys through
+    Pilot. A mode the app does not have yet is reported as missing; a screen that fails
+    is reported with the error (and how far it got)."""
+    from app.factory import make_app
+    from app.librarian_app import VIEWS
+    from store.events import now_iso
+    from store.library import Library
+
+    if mode not in {m for _, m, _ in VIEWS}:
+        return {"mode": mode, "missing": True}
+    result: dict[str, Any] = {"mode": mode}
+    with Library(library_dir, clock=(lambda: now) if now else now_iso) as library:
+        events_before = library.last_seq()
+        try:
+            await _open_screen(make_app(library, watch=False, warm=False), mode, result)
+        except Exception as error:  # a screen's own failure: reported, not raised
+            result["error"] = f"{type(error).__name__}: {error}"
+        result["events_written"] = library.last_seq() - events_before
+    result["peak_rss_mb"] = peak_rss_mb()
+    return result
+
+
+async def _open_screen(app: Any, mode: str, result: dict[str, Any]) -> None:
+    async with app.run_test(size=(160, 48)) as pilot:
+        await app.workers.wait_for_complete()  # the first screen, chosen and loaded
+        await pilot.pause()
+        started = time.perf_counter()
+        await app.action_view(mode)
+        while not getattr(app.screen, "loaded", False):
+            if time.perf_counter() - started > SCREEN_TIMEOUT:
+                raise TimeoutError(f"not loaded after {SCREEN_TIMEOUT:g} s")
+            await pilot.pause(0.005)
+        result["interactive_seconds"] = round(time.perf_counter() - started, 3)
+        result["screen"] = type(app.screen).__name__
+        result["key_ms_pilot"] = await keys_ms(pilot, SCREEN_KEYS)
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "--review":
         print(json.dumps(asyncio.run(measure_review(Path(sys.argv[2])))))
+    elif sys.argv[1] == "--screen":
+        now = sys.argv[4] if len(sys.argv) > 4 else ""
+        print(json.dumps(asyncio.run(measure_screen(Path(sys.argv[3]), sys.argv[2], now))))
     else:
         print(json.dumps(asyncio.run(measure(Path(sys.argv[1])))))

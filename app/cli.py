@@ -78,6 +78,12 @@ def build_parser() -> argparse.ArgumentParser:
     from app import cli_lifecycle
 
     cli_lifecycle.add_parsers(sub, _add)
+    from app import cli_runbook
+
+    cli_runbook.add_parsers(sub, _add)
+    from app import cli_lineage
+
+    cli_lineage.add_parsers(sub, _add)
     bench.add_argument("--quick", action="store_true", help="smaller sizes (for a smoke run)")
     bench.add_argument(
         "--only",
@@ -259,10 +265,19 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def _all_commands() -> dict[str, Command]:
     from app.cli_lifecycle import COMMANDS as LIFECYCLE_COMMANDS
+    from app.cli_lineage import COMMANDS as LINEAGE_COMMANDS
     from app.cli_patterns import COMMANDS as PATTERN_COMMANDS
+    from app.cli_runbook import COMMANDS as RUNBOOK_COMMANDS
     from app.cli_sessions import COMMANDS
 
-    return {**_COMMANDS, **COMMANDS, **PATTERN_COMMANDS, **LIFECYCLE_COMMANDS}
+    return {
+        **_COMMANDS,
+        **COMMANDS,
+        **PATTERN_COMMANDS,
+        **LIFECYCLE_COMMANDS,
+        **RUNBOOK_COMMANDS,
+        **LINEAGE_COMMANDS,
+    }
 
 
 _COMMANDS: dict[str, Command] = {

@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from app import cli_graph
 from app.cli import emit, open_library
-from store.models import BlastRadius, SkillHealth
+from store.errors import LibrarianError
+from store.models import BlastRadius, RelationProposal, SkillHealth
 from store.text import one_line
 
 SPARKS = "▁▂▃▄▅▆▇█"
@@ -28,6 +30,21 @@ def add_parsers(sub: Any, add: Any) -> None:
     relate.add_argument("--remove", action="store_true")
     blast = add(sub, "blast", "everything that relies on a skill (transitively)", True)
     blast.add_argument("skill")
+    cli_graph.add_parser(sub, add)
+    proposals = add(
+        sub,
+        "proposals",
+        "co-usage relation proposals: list, compute, accept A B, reject A B --reason R",
+        True,
+    )
+    proposals.add_argument(
+        "action", nargs="?", default="list", choices=["list", "compute", "accept", "reject"]
+    )
+    proposals.add_argument("skills", nargs="*", metavar="SKILL", help="the pair: A B")
+    proposals.add_argument(
+        "--status", default="pending", choices=["pending", "accepted", "rejected", "all"]
+    )
+    proposals.add_argument("--reason", default="", help="why (required to reject)")
     health = add(sub, "health", "skills by health (worst first), per version, with flags", True)
     health.add_argument(
         "--apply",
@@ -126,9 +143,50 @@ def cmd_health(args: argparse.Namespace) -> int:
     return 0
 
 
+def proposals_text(rows: list[RelationProposal], empty: str) -> str:
+    if not rows:
+        return empty
+    out = []
+    for p in rows:
+        decided = f" by {one_line(p.decided_by, 40)}" if p.decided_by else ""
+        why = f": {one_line(p.reason, 120)}" if p.reason else ""
+        out.append(
+            f"{p.status:<9} {one_line(p.source_name, 40)} often_used_with"
+            f" {one_line(p.target_name, 40)}  ({p.shared} shared sessions){decided}{why}"
+        )
+    return "\n".join(out)
+
+
+def cmd_proposals(args: argparse.Namespace) -> int:
+    from app import render
+
+    if args.action in ("accept", "reject") and len(args.skills) != 2:
+        raise LibrarianError(f"proposals {args.action} needs two skills: A B")
+    if args.action in ("list", "compute") and args.skills:
+        raise LibrarianError(f"proposals {args.action} takes no skills")
+    with open_library(args) as library:
+        if args.action == "list":
+            status = None if args.status == "all" else args.status
+            rows = library.relation_proposals(status)
+            empty = f"no {'' if status is None else status + ' '}relation proposals"
+        elif args.action == "compute":
+            rows = library.propose_relations()
+            empty = "no new relation proposals"
+        elif args.action == "accept":
+            rows = [library.accept_relation(*args.skills)]
+            empty = ""
+        else:
+            rows = [library.reject_relation(*args.skills, args.reason)]
+            empty = ""
+    emit(args, [render.plain(p) for p in rows], proposals_text(rows, empty))
+    return 0
+
+
 COMMANDS = {
     "record-outcome": cmd_record_outcome,
     "health": cmd_health,
     "relate": cmd_relate,
     "blast": cmd_blast,
+    "graph": cli_graph.cmd_graph,
+    "proposals": cmd_proposals,
 }

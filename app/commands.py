@@ -79,9 +79,16 @@ class LibrarianCommands(Provider):
         run = app.review_command
         if self.screen.drafts_mode:
             return self._draft_commands()
+        if self.screen.relations_mode:
+            return self._relation_commands()
         current, marked = self.screen.selection()
         commands: list[Command] = [
-            ("review: show the drafts", partial(run, "drafts"), "SKILL.md drafts waiting")
+            ("review: show the drafts", partial(run, "drafts"), "SKILL.md drafts waiting"),
+            (
+                "review: show the relation proposals",
+                partial(run, "relations"),
+                "Skills often used together, with no relation between them",
+            ),
         ]
         if current is not None or marked:
             target = f"{len(marked)} marked nodes" if marked else "this node"
@@ -118,6 +125,24 @@ class LibrarianCommands(Provider):
             commands += [
                 (f"draft: approve {name}", partial(run, "approve"), about),
                 (f"draft: reject {name}…", partial(run, "reject"), about),
+            ]
+        return commands
+
+    def _relation_commands(self) -> list[Command]:
+        """Decisions on the relation proposal under the cursor."""
+        assert isinstance(self.screen, ReviewScreen)
+        app = cast("LibrarianApp", self.app)
+        run = app.review_command
+        proposal = self.screen.current_proposal()
+        commands: list[Command] = [
+            ("review: show the nodes", partial(run, "relations"), "Back to the pending nodes")
+        ]
+        if proposal is not None:
+            pair = f"{one_line(proposal.source_name, 40)} ↔ {one_line(proposal.target_name, 40)}"
+            about = escape(f"{pair} · {proposal.shared} shared sessions")
+            commands += [
+                (f"relation: accept {pair}", partial(run, "approve"), about),
+                (f"relation: reject {pair}…", partial(run, "reject"), about),
             ]
         return commands
 

@@ -7,6 +7,7 @@ first screen is pushed when the count arrives.
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
 from typing import ClassVar
@@ -27,8 +28,12 @@ from app.messages import (
     SkillsLoaded,
 )
 from app.screens.base import LibrarianScreen
+from app.screens.graph import GraphScreen
+from app.screens.health import HealthScreen
+from app.screens.lineage import LineageScreen
 from app.screens.patterns import PatternsScreen
 from app.screens.review import ReviewScreen
+from app.screens.runbook import RunbookScreen
 from app.screens.sessions import SessionsScreen
 from app.screens.skills import SkillsScreen
 from store.embed import EmbeddingError
@@ -42,7 +47,11 @@ VIEWS: tuple[tuple[str, str, str], ...] = (
     ("1", "review", "Review"),
     ("2", "sessions", "Sessions"),
     ("3", "skills", "Skills"),
+    ("4", "graph", "Graph"),
+    ("5", "health", "Health"),
     ("6", "patterns", "Patterns"),
+    ("7", "lineage", "Lineage"),
+    ("8", "runbook", "Runbook"),
 )
 
 
@@ -108,7 +117,11 @@ class LibrarianApp(App[int]):
         self.install_screen(
             SkillsScreen(self.library, warm=self._warm, show_timings=self._show_timings), "skills"
         )
+        self.install_screen(GraphScreen(self.library), "graph")
+        self.install_screen(HealthScreen(self.library), "health")
         self.install_screen(PatternsScreen(self.library), "patterns")
+        self.install_screen(LineageScreen(self.library), "lineage")
+        self.install_screen(RunbookScreen(self.library), "runbook")
         self.choose_first_screen()
         if self._watch:
             self.watch_roots()
@@ -118,7 +131,12 @@ class LibrarianApp(App[int]):
             await self.action_view(message.mode)
 
     def on_skills_loaded(self, message: SkillsLoaded) -> None:
-        """The first rows are on screen: now load the model (off the start-up path)."""
+        """The first rows are on screen: now load the model (off the start-up path).
+
+        The catalog's rows live as long as the app: they move to the collector's permanent
+        generation, so a full collection later (while another screen builds its own rows)
+        does not walk tens of thousands of them again."""
+        gc.freeze()
         if self._warm and not self._warming:
             self._warming = True
             self.warm_up()
@@ -130,10 +148,12 @@ class LibrarianApp(App[int]):
 
     @work(thread=True, group="start", exit_on_error=False)
     def choose_first_screen(self) -> None:
-        """The review queue when anything is pending (nodes or drafts), else the skills."""
+        """The review queue when anything is pending (nodes, drafts or relation proposals),
+        else the skills."""
         try:
             pending = self.library.node_count(status="pending")
             pending = pending or len(self.library.drafts(status="pending"))
+            pending = pending or len(self.library.relation_proposals("pending"))
         except Exception:  # whatever went wrong, the app still opens (on the skills)
             pending = 0
         self.post_message(FirstScreenChosen("review" if pending else "skills"))
@@ -218,7 +238,7 @@ class LibrarianApp(App[int]):
         (await self._skills_screen()).action_focus_filter()
 
     async def show_skill(self, skill_id: int) -> None:
-        (await self._skills_screen()).show_skill(skill_id)
+        (await self._skills_screen()).select_skill(skill_id)
 
     async def review_command(self, action: str) -> None:
         """Run a review action (approve, reject, …) on the review screen."""

@@ -15,8 +15,10 @@ from store.models import (
     Node,
     Pattern,
     QueueCounts,
+    RelationProposal,
     ScanReport,
     SessionSummary,
+    SharedSession,
     SkillDetail,
     SkillSummary,
     Suggestion,
@@ -207,3 +209,38 @@ class SkillScreenRequested(Message):
 
     mode: str
     skill: str
+
+
+# -- computed relation proposals (the review queue's third list) -------------------------------
+
+
+@dataclass
+class ProposalsLoaded(Message):
+    """The relation proposals waiting for review."""
+
+    proposals: list[RelationProposal]
+
+
+@dataclass
+class ProposalSessionsLoaded(Message):
+    """The sessions a proposal's two skills were used in together."""
+
+    pair: tuple[str, str]
+    sessions: list[SharedSession]
+
+
+@dataclass
+class ProposalDecided(Message):
+    """A proposal was accepted ("accept") or rejected ("reject")."""
+
+    action: str
+    proposal: RelationProposal
+
+
+@dataclass
+class ProposalFailed(Message):
+    """Accepting or rejecting a proposal was refused or failed (nothing was written)."""
+
+    action: str
+    pair: tuple[str, str]
+    error: str  # empty when the failure is reported as a worker error

@@ -144,6 +144,11 @@ def ingest_text(report: IngestReport) -> str:
         f" {report.unchanged} unchanged, {len(report.failed)} failed; {report.nodes_added} nodes"
         f" added, {report.nodes_merged} merged as duplicates",
     ]
+    if report.outcomes_inferred or report.relations_proposed:
+        lines.append(
+            f"  {report.outcomes_inferred} skill outcomes inferred,"
+            f" {report.relations_proposed} relations proposed (`librarian proposals`)"
+        )
     if report.skipped_lines:
         skipped = ", ".join(f"{k} {v}" for k, v in sorted(report.skipped_lines.items()))
         lines.append(f"  skipped lines: {skipped}")

@@ -33,6 +33,7 @@ NOW = "2026-11-03T09:00:00+00:00"
 REVIEWER = {"reviewer.name": "Dana Reviewer", "reviewer.email": "dana@example.com"}
 TASK = "roll back the bad deploy of the payments service"
 FINDING_SKILL = "terraform-plan-review"
+DRIFTING_SKILL = "kubernetes-rollout"
 #: Longer than any debounce in the app (the detail panes wait for the cursor to rest; the
 #: skills screen's `DETAIL_DELAY` is the longest).
 QUIET = DETAIL_DELAY + 0.02
@@ -154,6 +155,36 @@ async def review_draft(pilot: Pilot[Any]) -> None:
     await settle(pilot)
 
 
+async def graph(pilot: Pilot[Any]) -> None:
+    """The drifting kubernetes-rollout: what it needs, and the skills that need it."""
+    await settle(pilot)
+    app = pilot.app
+    assert isinstance(app, LibrarianApp)
+    await app.open_skill_screen("graph", DRIFTING_SKILL)
+    await settle(pilot)
+
+
+async def health(pilot: Pilot[Any]) -> None:
+    """Skills worst first: the drifting rollout, its versions, trends and flags."""
+    await settle(pilot)
+    await pilot.press("5")
+    await settle(pilot)
+
+
+async def lineage(pilot: Pilot[Any]) -> None:
+    """The skill graduated from a pattern: versions, status history, provenance chain."""
+    await settle(pilot)
+    await pilot.press("7")
+    await settle(pilot)
+
+
+async def runbook(pilot: Pilot[Any]) -> None:
+    """The finished retirement of k8s-rollback-v1: seven steps and the incident."""
+    await settle(pilot)
+    await pilot.press("8")
+    await settle(pilot)
+
+
 SHOTS: dict[str, Steps] = {
     "skills.svg": overview,
     "skills-filter.svg": filtered,
@@ -165,6 +196,10 @@ SHOTS: dict[str, Steps] = {
     "session-dag.svg": session_dag,
     "patterns.svg": patterns,
     "review-draft.svg": review_draft,
+    "graph.svg": graph,
+    "health.svg": health,
+    "lineage.svg": lineage,
+    "runbook.svg": runbook,
 }
 
 

@@ -47,7 +47,15 @@ BUDGETS: dict[tuple[str, str], float] = {
     ("consolidate", "peak_rss_mb_100000"): 4096,
     ("session_start", "ms"): 1500.0,
     ("mcp", "p95_ms"): 200.0,
+    ("lifecycle", "blast_p95_ms"): 20.0,
+    ("lifecycle", "health_seconds"): 5.0,
+    ("lifecycle", "graph_interactive_seconds"): 0.5,
+    ("lifecycle", "health_interactive_seconds"): 0.5,
+    ("lifecycle", "lineage_interactive_seconds"): 0.5,
+    ("lifecycle", "runbook_interactive_seconds"): 0.5,
 }
+#: The lifecycle screens measured on the lifecycle library (missing ones are reported).
+LIFECYCLE_SCREENS = ("graph", "health", "lineage", "runbook")
 
 
 def _child(*args: str, timeout: float = 1800) -> dict[str, Any]:
@@ -96,6 +104,11 @@ def run_bench(
         # `skills_for(nodes)` skills)
         "consolidate": [2000] if quick else [10_000, 100_000],
         "patterns": 2000 if quick else 100_000,
+        "lifecycle": (
+            {"skills": 2000, "relations": 8000, "outcomes": 40_000}
+            if quick
+            else {"skills": 50_000, "relations": 200_000, "outcomes": 1_000_000}
+        ),
     }
     nodes = sizes["patterns"]
     phases: dict[str, Callable[[], dict[str, Any]]] = {
@@ -108,6 +121,7 @@ def run_bench(
         "consolidate": lambda: _bench_consolidate(work, sizes["consolidate"]),
         "session_start": lambda: _bench_session_start(work, nodes),
         "mcp": lambda: _bench_mcp(work, nodes),
+        "lifecycle": lambda: _bench_lifecycle(work, sizes["lifecycle"]),
     }
     results: dict[str, Any] = {
         "machine": {
@@ -377,7 +391,8 @@ _CONSOLIDATED_MARKER = ".bench-consolidated"
 _CONSOLIDATION_CODE = ("consolidate.py", "cluster.py", "classify.py", "decay.py")
 
 
-#: The oldest cached schema that can be migrated in place (v5 only added tables).
+#: The oldest cached schema that can be migrated in place (v5 and v6 only added tables and
+#: indexes).
 _UPGRADABLE_FROM = 4
 
 
@@ -687,6 +702,81 @@ def _bench_mcp(work: Path, nodes: int, calls: int = 30) -> dict[str, Any]:
         shutil.rmtree(run, ignore_errors=True)
         _server_log(run).unlink(missing_ok=True)
     return {"library": {"nodes": nodes, "skills": skills_for(nodes)}, **result}
+
+
+# -- lifecycle: blast radius, health, the lifecycle screens (issue 5) -----------------------
+
+
+def lifecycle_library(work: Path, size: dict[str, int]) -> tuple[Path, dict[str, Any]]:
+    """The cached lifecycle library of `size` (skills, relations, outcomes; see
+    `store.bench_lifecycle`) and its marker: the spec, the "now" its outcomes lead up to, and
+    the build's stage timings (`built` true when this call built it)."""
+    library = work / f"lifecycle-{size['skills']}"
+    with _locked(library):
+        return library, _lifecycle_ready(library, size)
+
+
+def _lifecycle_ready(library: Path, size: dict[str, int]) -> dict[str, Any]:
+    """Build the library unless its marker matches (the caller holds its lock)."""
+    from store.bench_lifecycle import MARKER, Spec, build
+
+    spec = Spec(**size)
+    found = _marker(library, MARKER)
+    if found and found.get("spec") == spec.as_dict():
+        return {**found, "built": False}
+    skills = library.with_name(f"lifecycle-skills-{spec.skills}")
+    shutil.rmtree(library, ignore_errors=True)
+    shutil.rmtree(skills, ignore_errors=True)
+    info = build(library, skills, spec, progress=_note)
+    marker = {"spec": spec.as_dict(), **info}
+    (library / MARKER).write_text(json.dumps(marker) + "\n", encoding="utf-8")
+    _note(f"lifecycle-{spec.skills}: built in {info['stages']['total']:.0f}s")
+    return {**marker, "built": True}
+
+
+def _bench_lifecycle(work: Path, size: dict[str, int]) -> dict[str, Any]:
+    """Blast radius, health recompute and the four lifecycle screens on the lifecycle
+    library, each in its own process with the library's clock held at its "now". The
+    library is only read (no working copy): its lock is held throughout, so a concurrent
+    bench neither rebuilds it meanwhile nor measures on the same cores at the same time."""
+    library = work / f"lifecycle-{size['skills']}"
+    with _locked(library):
+        marker = _lifecycle_ready(library, size)
+        return _measure_lifecycle(library, marker)
+
+
+def _measure_lifecycle(library: Path, marker: dict[str, Any]) -> dict[str, Any]:
+    now = str(marker["now"])
+    blast = _child("child-blast", str(library), now)
+    health = _child("child-health", str(library), now)
+    result: dict[str, Any] = {
+        "library": {**marker["spec"], "now": now, "built": marker["built"]},
+        "build_stages_seconds": marker.get("stages", {}),
+        "blast_p50_ms": blast.get("p50_ms"),
+        "blast_p95_ms": blast.get("p95_ms"),
+        "blast_max_ms": blast.get("max_ms"),
+        "blast_cold_first_call_ms": blast.get("cold_first_call_ms"),
+        "blast_graph_load_ms": blast.get("graph_load_ms"),
+        "blast": blast,
+        "health_seconds": health.get("seconds"),
+        "health": health,
+        "screens": {},
+    }
+    missing = []
+    for mode in LIFECYCLE_SCREENS:
+        argv = [sys.executable, "-m", "app.bench_app", "--screen", mode, str(library), now]
+        screen = _json_from(argv, timeout=600)
+        result["screens"][mode] = screen
+        if screen.get("missing"):
+            missing.append(mode)
+        result[f"{mode}_interactive_seconds"] = screen.get("interactive_seconds")
+    if missing:
+        result["missing_screens"] = missing
+    parts = {"blast": blast, "health": health, **result["screens"]}
+    errors = [f"{name}: {r['error']}" for name, r in parts.items() if "error" in r]
+    if errors:
+        result["errors"] = errors
+    return result
 
 
 def _percentile(values: list[float], share: float) -> float:
@@ -1027,6 +1117,18 @@ async def _mcp_calls(library_dir: str, calls: int, errlog: Any) -> dict[str, Any
     return result
 
 
+def child_blast(library_dir: str, now: str) -> dict[str, Any]:
+    from store.bench_lifecycle import measure_blast
+
+    return {**measure_blast(Path(library_dir), now), "peak_rss_mb": _own_peak_rss_mb()}
+
+
+def child_health(library_dir: str, now: str) -> dict[str, Any]:
+    from store.bench_lifecycle import measure_health
+
+    return {**measure_health(Path(library_dir), now), "peak_rss_mb": _own_peak_rss_mb()}
+
+
 _CHILDREN: dict[str, Callable[..., dict[str, Any]]] = {
     "child-scan": child_scan,
     "child-suggest": child_suggest,
@@ -1035,6 +1137,8 @@ _CHILDREN: dict[str, Callable[..., dict[str, Any]]] = {
     "child-ingest": child_ingest,
     "child-consolidate": child_consolidate,
     "child-mcp": child_mcp,
+    "child-blast": child_blast,
+    "child-health": child_health,
 }
 
 if __name__ == "__main__":

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +23,7 @@ from store.search import importance
 ACTIVE = "s.status != 'uninstalled'"
 #: Relations whose cycles are a real problem (you cannot require your own dependent).
 CYCLE_TYPES = ("requires", "extends")
+CyclesOf = Callable[[str], tuple[tuple[str, ...], ...]]
 
 #: Columns in `SkillSummary` field order, so rows build positionally (fast at 10k+ rows).
 _SUMMARY_SQL = """
@@ -91,15 +93,27 @@ def resolve(conn: sqlite3.Connection, key: str | int) -> int | None:
         row = conn.execute("SELECT skill_id FROM skills WHERE skill_id=?", (int(key),)).fetchone()
         if row:
             return int(row[0])
-    row = conn.execute(
-        "SELECT skill_id FROM skills WHERE name=? OR fs_path=? OR dir=?"
-        " ORDER BY status = 'uninstalled', scope_rank, root_rank, fs_path LIMIT 1",
-        (str(key), str(key), str(key)),
-    ).fetchone()
+    text = str(key)
+    order = " ORDER BY status = 'uninstalled', scope_rank, root_rank, fs_path LIMIT 1"
+    if "/" not in text and os.sep not in text:
+        # Stored paths are absolute: a key without a separator can only be a name, and the
+        # name index answers it (an OR over the unindexed `dir` scans every skill).
+        row = conn.execute("SELECT skill_id FROM skills WHERE name=?" + order, (text,)).fetchone()
+    else:
+        row = (
+            conn.execute(
+                "SELECT skill_id FROM skills WHERE fs_path=? OR name=?" + order, (text, text)
+            ).fetchone()
+            or conn.execute("SELECT skill_id FROM skills WHERE dir=?" + order, (text,)).fetchone()
+        )
     return int(row[0]) if row else None
 
 
-def get_skill(db: Database, key: str | int) -> SkillDetail | None:
+def get_skill(
+    db: Database, key: str | int, cycles_of: CyclesOf | None = None
+) -> SkillDetail | None:
+    """One skill in full; `cycles_of(name)` finds the dependency cycles through it (default:
+    a search of the whole graph)."""
     with db.read() as conn:
         sid = resolve(conn, key)
         if sid is None:
@@ -122,7 +136,7 @@ def get_skill(db: Database, key: str | int) -> SkillDetail | None:
         dependents = _relations_to(conn, summary.name)
         winner = _winner(conn, summary) if summary.shadowed else ""
         record = conn.execute("SELECT * FROM skills WHERE skill_id=?", (sid,)).fetchone()
-    cycles = _cycles_through(db, summary.name, relations, dependents)
+    cycles = _cycles_through(db, summary.name, relations, dependents, cycles_of)
     return SkillDetail(
         summary=summary,
         manifest={**_manifest(version), **_record(record, relations, version)},
@@ -186,7 +200,11 @@ def _record(
 
 
 def _cycles_through(
-    db: Database, name: str, relations: tuple[Relation, ...], dependents: tuple[Relation, ...]
+    db: Database,
+    name: str,
+    relations: tuple[Relation, ...],
+    dependents: tuple[Relation, ...],
+    cycles_of: CyclesOf | None = None,
 ) -> tuple[tuple[str, ...], ...]:
     """Dependency cycles through one skill; only computed when one is possible."""
     if not (
@@ -194,6 +212,8 @@ def _cycles_through(
         and any(r.type in CYCLE_TYPES for r in dependents)
     ):
         return ()
+    if cycles_of is not None:
+        return cycles_of(name)
     return tuple(c for c in graph_report(db).cycles if name in c)
 
 

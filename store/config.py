@@ -85,6 +85,15 @@ idle_days = 60
 # `health --apply` promotes a proposed skill after this many successes and no failure.
 promote_after = 5
 
+[runbook]
+# Step 4 of the retirement runbook audits the skill's invocations over this many days.
+audit_days = 30
+
+[relations]
+# Two active skills used together in at least this many sessions, with no relation between
+# them, are proposed as `often_used_with` (the review queue's relations list).
+co_usage_min = 3
+
 [session_start]
 # Character budget for the context the SessionStart hook injects.
 max_chars = 4000

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from store.events import now_iso
@@ -70,6 +71,7 @@ def build_demo(target: Path, fresh: bool = False, clock: Clock | None = None) ->
         if first_time:
             _tell_a_story(library, skills_dir)
             _ingest_sessions(library, target / "demo-transcripts")
+            _govern(library)
     return report
 
 
@@ -123,3 +125,123 @@ def _consolidate(library: Library) -> None:
             library.diagnose(question, project=project)
         library.pitfalls(project=PAYMENTS)
     library.graduate()
+
+
+#: Recorded runs: skill -> (version, days ago, success, detail). kubernetes-rollout drifts
+#: after its v2 edit (its three dependents are the graph's blast radius), terraform reviews
+#: degrade, the others are healthy; k8s-rollback-v1 failed the way its incident records.
+ROLLOUT_FAILURE = "canary gate compared the canary's 5xx with every pod, aborted a healthy rollout"
+OUTCOMES: dict[str, list[tuple[int, float, bool, str]]] = {
+    "kubernetes-rollout": [
+        *((1, days, True, "") for days in (52, 45, 38, 33, 27, 24, 19, 15, 12, 9)),
+        (1, 6, False, "rollout stalled: readiness probe timeout shorter than start-up"),
+        (2, 2.5, True, ""),
+        (2, 2.0, False, ROLLOUT_FAILURE),
+        (2, 1.6, False, ROLLOUT_FAILURE),
+        (2, 1.1, False, "kubectl rollout undo left the canary pods running"),
+        (2, 0.7, False, ROLLOUT_FAILURE),
+        (2, 0.3, False, ROLLOUT_FAILURE),
+    ],
+    "terraform-plan-review": [
+        (1, 26, True, ""),
+        (1, 18, True, ""),
+        (1, 11, False, "missed a forced replacement of the RDS instance"),
+        (1, 8, True, ""),
+        (1, 4, False, "missed a forced replacement hidden in a module"),
+        (1, 1, True, ""),
+    ],
+    "sql-tuning": [
+        (1, d, d != 13, "" if d != 13 else "advice ignored the partial index")
+        for d in (40, 29, 22, 17, 13, 9, 6, 3, 1)
+    ],
+    "flaky-test-debugging": [(1, d, True, "") for d in (35, 20, 14, 5)],
+    "git-bisect-regressions": [(1, d, True, "") for d in (21, 10, 2)],
+    "log-query-recipes": [(1, d, True, "") for d in (44, 30, 16, 8, 4)],
+    "incident-triage": [
+        (1, d, d != 10, "" if d != 10 else "paged the wrong rotation") for d in (25, 19, 10, 7, 3)
+    ],
+    "k8s-rollback-v1": [
+        (1, 34, True, ""),
+        (1, 23, False, "rolled back to a revision carrying the same broken config map"),
+        (1, 16, False, "rollout undo picked the previous revision, also broken"),
+        (1, 12, False, "rolled back to a revision carrying the same broken config map"),
+    ],
+}
+RETIRED = "k8s-rollback-v1"
+RETIRED_SUCCESSOR = "kubernetes-rollback"
+RETIREMENT = "rolled production back to a revision with the same broken config map, twice in March"
+REGRESSION = (
+    "a rollback names --to-revision and checks that revision's config map checksum before undoing"
+)
+#: The graduated skill: the demo's colleague drafted this insight by hand, approved it, and
+#: added what to check first (its second version).
+GRADUATED_PATTERN = "holds a pooled connection"
+GRADUATED_EDIT = """
+## Check first
+
+Before raising the pool size, count the connections `idle in transaction` in
+`pg_stat_activity`: if most of the pool is there, the pool is not too small.
+"""
+
+
+def _govern(library: Library) -> None:
+    """Outcomes over the last eight weeks, a retirement run to its incident, and a pattern
+    graduated into a skill that then proved itself: health, graph, runbook and lineage all
+    have a story."""
+    now = datetime.fromisoformat(library.clock())
+    with library.acting_as(DEMO_COLLEAGUE):
+        _record_outcomes(library, now)
+        library.relate("incident-triage", "requires", RETIRED)
+        run = library.start_run(RETIRED, RETIREMENT)
+        for step in range(1, 8):
+            library.run_step(run.run_id, step, successor=RETIRED_SUCCESSOR, regression=REGRESSION)
+        _graduate_by_hand(library, now)
+
+
+def _record_outcomes(library: Library, now: datetime) -> None:
+    for name, runs in OUTCOMES.items():
+        for version, days, success, detail in runs:
+            _outcome(library, name, version, now - timedelta(days=days), success, detail)
+
+
+def _outcome(
+    library: Library, name: str, version: int, at: datetime, success: bool, detail: str
+) -> None:
+    """A recorded run, dated when it happened (the event itself is appended now)."""
+    with library.db.write() as conn:
+        row = conn.execute("SELECT skill_id FROM skills WHERE name=?", (name,)).fetchone()
+        if row is None:
+            return
+        library.append_event(
+            conn,
+            "skill.outcome_recorded",
+            f"skill:{name}",
+            {
+                "skill_id": int(row[0]),
+                "reason": detail,
+                "detail": detail,
+                "version_no": version,
+                "success": success,
+                "session_id": "",
+                "inferred": False,
+                "at": at.isoformat(timespec="microseconds"),
+            },
+        )
+
+
+def _graduate_by_hand(library: Library, now: datetime) -> None:
+    chosen = [p for p in library.patterns() if GRADUATED_PATTERN in p.title]
+    if not chosen:
+        return
+    draft = library.draft(chosen[0].pattern_id, force=True)
+    approved = library.approve_draft(draft.draft_id)
+    if approved.path and Path(approved.path).is_file():  # a second version, for the diff
+        path = Path(approved.path)
+        path.write_text(path.read_text(encoding="utf-8") + GRADUATED_EDIT, encoding="utf-8")
+        library.scan()
+    version = library.get_skill(approved.name).summary.version_no
+    for days in (9, 7, 5, 3, 2):
+        _outcome(library, approved.name, version, now - timedelta(days=days), True, "")
+    library.change_status(
+        approved.name, "skill.promoted", f"5 successes of v{version} and no failure"
+    )

@@ -31,17 +31,23 @@ from store.models import (
     Edge,
     Event,
     GraduationCheck,
+    Incident,
+    Lineage,
     MemoryHit,
     Node,
     Pattern,
     QueueCounts,
+    RelationProposal,
     Retrieval,
+    Run,
     ScanReport,
     SessionSummary,
+    SharedSession,
     SkillDetail,
     SkillHealth,
     SkillSummary,
     SkippedFile,
+    StepPlan,
     Suggestion,
 )
 from store.paths import LibraryPaths
@@ -56,6 +62,7 @@ if TYPE_CHECKING:
     from store.ingest.pipeline import IngestReport
     from store.ingest.worker import DrainReport
     from store.lifecycle.graph import DependencyGraph
+    from store.models import Dependency, GraphFocus, GraphProblems, HealthChange, Outcome
     from store.patterns.memory import Memory
     from store.skills.reconcile import Candidate, Loaded
 
@@ -542,7 +549,9 @@ class Library:
         return catalog.list_skills(self.db, text, include_uninstalled, limit, offset)
 
     def get_skill(self, key: str | int) -> SkillDetail:
-        detail = catalog.get_skill(self.db, key)
+        # Cycles through the skill come from the cached dependency graph (a search of the
+        # whole graph per skill shown is seconds at 200,000 relations).
+        detail = catalog.get_skill(self.db, key, self.dependency_graph.cycles_through)
         if detail is None:
             raise LibraryError(f"no skill named {key!r}")
         with self.db.read() as conn:
@@ -583,16 +592,26 @@ class Library:
         llm: LlmClient | None = None,
         progress: Progress | None = None,
     ) -> IngestReport:
-        """Ingest transcripts (default: Claude Code's projects folders)."""
+        """Ingest transcripts (default: Claude Code's projects folders); new co-usage then
+        becomes relation proposals."""
         from store.ingest.pipeline import ingest
 
-        return ingest(self, paths, llm=llm, progress=progress)
+        since = self.last_seq()
+        report = ingest(self, paths, llm=llm, progress=progress)
+        if report.ingested:
+            made = self.propose_relations(since=since)
+            report = dataclasses.replace(report, relations_proposed=len(made))
+        return report
 
     def drain_spool(self) -> DrainReport:
-        """Ingest what the hooks queued (one worker at a time)."""
+        """Ingest what the hooks queued (one worker at a time), then propose relations."""
         from store.ingest.worker import drain
 
-        return drain(self)
+        since = self.last_seq()
+        report = drain(self)
+        if report.ingested:
+            self.propose_relations(since=since)
+        return report
 
     def sessions(
         self, project: str | None = None, text: str = "", limit: int | None = None
@@ -881,14 +900,18 @@ class Library:
             session_id=session_id,
         )
 
-    def health(self, *, apply: bool = False) -> tuple[list[SkillHealth], list[str]]:
+    def health(
+        self, *, apply: bool = False, trend: bool = True
+    ) -> tuple[list[SkillHealth], list[str]]:
         """Health per skill and version, worst first; `apply` also demotes drifting skills
-        and promotes proven proposed ones (events), returning what changed."""
+        and promotes proven proposed ones (events), returning what changed. `trend=False`
+        (without `apply`) skips the weekly trends and the cited-file checks: the verdicts
+        in half the time, for a first look."""
         from store.lifecycle import health
 
         if apply:
             return health.apply(self)
-        return health.compute(self), []
+        return health.compute(self, check_files=trend, trend=trend), []
 
     @property
     def dependency_graph(self) -> DependencyGraph:
@@ -910,6 +933,116 @@ class Library:
 
         return relate(self, source, kind, target, remove=remove)
 
+    # -- the retirement runbook (DESIGN §8) --------------------------------------------------
+
+    def start_run(self, key: str | int, reason: str) -> Run:
+        """Open a retirement runbook run for a skill (or return its open run)."""
+        from store.lifecycle import runbook
+
+        return runbook.start(self, key, reason)
+
+    def runs(self, *, status: str | None = None, skill: str | None = None) -> list[Run]:
+        from store.lifecycle import runbook
+
+        return runbook.runs(self, status=status, skill=skill)
+
+    def run(self, run_id: str) -> Run:
+        from store.lifecycle import runbook
+
+        return runbook.get_run(self, run_id)
+
+    def open_run(self, key: str | int) -> Run | None:
+        from store.lifecycle import runbook
+
+        return runbook.open_run_for(self, key)
+
+    def plan_step(self, run_id: str, **inputs: str) -> StepPlan:
+        """What the run's next step will do (nothing is changed)."""
+        from store.lifecycle import runbook
+
+        return runbook.plan(self, run_id, **inputs)
+
+    def run_step(self, run_id: str, step: int, **inputs: str) -> Run:
+        """Do the run's next step, atomically with its `runbook.step` event."""
+        from store.lifecycle import runbook
+
+        return runbook.execute(self, run_id, step, **inputs)
+
+    def abandon_run(self, run_id: str, reason: str) -> Run:
+        from store.lifecycle import runbook
+
+        return runbook.abandon(self, run_id, reason)
+
+    def incidents(self, skill: str | None = None) -> list[Incident]:
+        from store.lifecycle import runbook
+
+        return runbook.incidents(self, skill)
+
+    # -- the dependency graph and health, for the Graph and Health screens --------------------
+
+    def dependencies(self, key: str | int) -> list[Dependency]:
+        """A skill's outgoing relations with each target's status ("missing": dangling)."""
+        from store.lifecycle.graph import dependencies
+
+        return dependencies(self, key)
+
+    def graph_problems(self) -> GraphProblems:
+        """Dangling references, `requires`/`extends` cycles and self-relations."""
+        from store.lifecycle.graph import problems
+
+        return problems(self)
+
+    def graph_focus(self, key: str | int, *, whole: bool = True) -> GraphFocus:
+        """A skill with its dependencies, blast radius (the nearest 500 dependents listed,
+        all counted) and the problems touching it; `whole=False`: only what SQL answers at
+        once (the direct dependents), without loading the whole graph."""
+        from store.lifecycle.graph import focus
+
+        return focus(self, key, whole=whole)
+
+    def default_graph_skill(self) -> str | None:
+        """The deprecated skill with the largest blast radius, else the first by name."""
+        from store.lifecycle.graph import default_focus
+
+        return default_focus(self)
+
+    def outcomes(self, key: str | int, limit: int = 20) -> list[Outcome]:
+        """A skill's most recent recorded runs, newest first."""
+        from store.lifecycle.health import recent_outcomes
+
+        return recent_outcomes(self, key, limit)
+
+    def health_plan(self) -> list[HealthChange]:
+        """What `health(apply=True)` would change now (nothing is changed)."""
+        from store.lifecycle import health
+
+        return health.plan(self)
+
+    def health_trends(self) -> dict[int, tuple[float, ...]]:
+        """Weekly failure rates by skill id (what `health(trend=False)` leaves out)."""
+        from store.lifecycle import health
+
+        return health.trends(self)
+
+    def health_file_flags(self) -> dict[int, tuple[str, ...]]:
+        """The "missing file" flags by skill id (what `health(trend=False)` leaves out)."""
+        from store.lifecycle import health
+
+        return health.file_flags(self)
+
+    def health_first(self, limit: int = 200) -> tuple[list[SkillHealth], dict[str, int]]:
+        """The worst `limit` skills (no trends or flags) and the count of every verdict: a
+        first look that costs one grouped scan."""
+        from store.lifecycle import health
+
+        return health.first(self, limit)
+
+    def health_settings(self) -> dict[str, float]:
+        """The health window and thresholds (`[health]` in the config)."""
+        from store.lifecycle import health
+
+        return health.settings(self)
+
     @contextmanager
     def acting_as(self, actor: str) -> Iterator[None]:
         """Record events as someone else for a while (the demo's scripted history)."""
@@ -918,6 +1051,68 @@ class Library:
             yield
         finally:
             self._actor = previous
+
+    # -- lineage (versions, status history, provenance) --------------------------------------
+
+    def lineage(self, key: str | int, *, events_limit: int = 20, events_offset: int = 0) -> Lineage:
+        """A skill's versions, status history, provenance chain, events, runs and incidents."""
+        from store.lifecycle.lineage import lineage
+
+        return lineage(self, key, events_limit=events_limit, events_offset=events_offset)
+
+    def version_diff(self, key: str | int, a: int, b: int) -> str:
+        """A bounded unified diff of a skill's SKILL.md between versions `a` and `b`
+        (`a` = 0: the whole of `b`)."""
+        from store.lifecycle.lineage import version_diff
+
+        return version_diff(self, key, a, b)
+
+    def skill_events(
+        self, key: str | int, *, limit: int = 20, offset: int = 0
+    ) -> tuple[tuple[Event, ...], int]:
+        """One page of a skill's events, newest first, and how many there are."""
+        from store.lifecycle.lineage import events_page
+
+        return events_page(self, key, limit, offset)
+
+    def lineage_default(self) -> str | None:
+        """The most recently graduated skill, else the most recently changed one."""
+        from store.lifecycle.lineage import default_skill
+
+        return default_skill(self)
+
+    # -- computed relations: co-usage proposals (DESIGN §5) ---------------------------------
+
+    def propose_relations(self, *, since: int | None = None) -> list[RelationProposal]:
+        """Propose `often_used_with` for every new open triangle of co-usage (with `since`,
+        an event seq: only pairs that sessions ingested after it used together)."""
+        from store.lifecycle import proposals
+
+        return proposals.compute(self, since=since)
+
+    def relation_proposals(self, status: str | None = "pending") -> list[RelationProposal]:
+        """Relation proposals with `status` (None: all), most shared sessions first."""
+        from store.lifecycle import proposals
+
+        return proposals.proposals(self, status)
+
+    def accept_relation(self, a: str, b: str) -> RelationProposal:
+        """Accept a proposal: adds `a often_used_with b` (origin computed)."""
+        from store.lifecycle import proposals
+
+        return proposals.accept(self, a, b)
+
+    def reject_relation(self, a: str, b: str, reason: str) -> RelationProposal:
+        """Reject a proposal (with a reason); it is never proposed again."""
+        from store.lifecycle import proposals
+
+        return proposals.reject(self, a, b, reason)
+
+    def proposal_sessions(self, a: str, b: str) -> list[SharedSession]:
+        """The sessions a proposal's two skills were used in together."""
+        from store.lifecycle import proposals
+
+        return proposals.shared_sessions(self, a, b)
 
 
 def _same(row: sqlite3.Row, candidate: Candidate) -> bool:

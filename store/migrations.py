@@ -389,6 +389,10 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX outcomes_version ON outcomes(skill_id, version_no, ts);
     CREATE INDEX outcomes_ts ON outcomes(ts);
     """,
+    # 6: health counts read this index alone, in group order (store/lifecycle/health.py)
+    """
+    CREATE INDEX outcomes_health ON outcomes(skill_id, version_no, ts, success);
+    """,
 )
 
 #: Tables rebuilt by replaying events; `verify` compares them with a scratch replay.

@@ -171,12 +171,15 @@ def _graduated(conn: sqlite3.Connection, event: Event) -> None:
 @handles("skill.outcome_recorded")
 def _outcome(conn: sqlite3.Connection, event: Event) -> None:
     p = event.payload
+    # An outcome inferred from a transcript happened when the skill ran (`at`), not when
+    # the session was ingested: health windows count it then.
+    ts = str(p.get("at") or event.ts)
     conn.execute(
         "INSERT OR REPLACE INTO outcomes(seq, ts, actor, skill_id, version_no, success,"
         " session_id, detail, inferred) VALUES (?,?,?,?,?,?,?,?,?)",
         (
             event.seq,
-            event.ts,
+            ts,
             event.actor,
             int(p["skill_id"]),
             int(p.get("version_no", 0)),
@@ -188,6 +191,8 @@ def _outcome(conn: sqlite3.Connection, event: Event) -> None:
     )
     column = "success" if p["success"] else "failure"
     conn.execute(
-        f"UPDATE skills SET {column}_count={column}_count+1, last_{column}_at=? WHERE skill_id=?",
-        (event.ts, int(p["skill_id"])),
+        f"UPDATE skills SET {column}_count={column}_count+1, last_{column}_at=CASE WHEN"
+        f" last_{column}_at IS NULL OR last_{column}_at < ?1 THEN ?1 ELSE last_{column}_at END"
+        " WHERE skill_id=?2",
+        (ts, int(p["skill_id"])),
     )

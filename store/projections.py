@@ -238,4 +238,9 @@ def _dumps(value: Any) -> str:
 
 
 # Handlers of the other projection families register themselves on import.
-from store import dag_projections, pattern_projections  # noqa: E402, F401
+from store import (  # noqa: E402, F401
+    dag_projections,
+    pattern_projections,
+    proposal_projections,
+    runbook_projections,
+)

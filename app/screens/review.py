@@ -7,7 +7,9 @@ returns), so a reviewer can decide as fast as they read.
 
 The same queue holds the SKILL.md drafts that graduation made from patterns: one key switches
 the list between nodes and drafts, and approve / reject then decide on the draft (approving
-writes the SKILL.md and installs the skill as proposed).
+writes the SKILL.md and installs the skill as proposed). Another key lists the computed
+relation proposals (two skills often used together with no relation between them): approve
+adds the `often_used_with` relation, reject keeps the pair from being proposed again.
 """
 
 from __future__ import annotations
@@ -35,6 +37,10 @@ from app.messages import (
     NodesDecided,
     NodesLoaded,
     ProjectsLoaded,
+    ProposalDecided,
+    ProposalFailed,
+    ProposalSessionsLoaded,
+    ProposalsLoaded,
     QueueCountsLoaded,
 )
 from app.screens.base import LibrarianScreen, decide_draft
@@ -48,12 +54,16 @@ from store.models import (
     GraduationCheck,
     Node,
     QueueCounts,
+    RelationProposal,
+    SharedSession,
 )
 from store.text import neutralise, one_line
 from widgets.draft_detail import DraftDetailView
 from widgets.draft_table import DraftTable
 from widgets.node_detail import NodeDetailView
 from widgets.node_table import NodeTable
+from widgets.proposal_detail import ProposalDetailView
+from widgets.proposal_table import ProposalTable, pair_text
 
 #: Seconds the cursor must rest on a node before its transcript is loaded.
 CONTEXT_DELAY = 0.06
@@ -81,7 +91,20 @@ STATUSES: tuple[tuple[str, str], ...] = (
 )
 ALL = ""
 NO_DRAFTS = "No drafts waiting. Eligible patterns are graduated on the Patterns screen."
-#: Actions that only apply to nodes (greyed out while the list shows drafts).
+NO_PROPOSALS = (
+    "No relation proposals waiting. Skills used together in enough sessions, with no relation"
+    " between them, are proposed here after an ingest (or `librarian proposals compute`)."
+)
+#: The review queue's lists: pending nodes, SKILL.md drafts, relation proposals.
+MODES = ("nodes", "drafts", "relations")
+SUBTITLES = {
+    "nodes": "Review queue",
+    "drafts": "Review queue · drafts",
+    "relations": "Review queue · relations",
+}
+#: Proposals' shared sessions kept in memory.
+SESSIONS_CACHE = 64
+#: Actions that only apply to nodes (greyed out while the list shows drafts or proposals).
 NODE_ONLY = frozenset(
     {
         "edit",
@@ -139,6 +162,7 @@ class ReviewScreen(LibrarianScreen):
     | /, f, S, P, o | filter by words, type, status, this project; change the order |
     | d, l, esc | to the detail pane, back to the list, clear the filter or the marks |
     | D | switch between pending nodes and drafted SKILL.md files (a / x decide on drafts) |
+    | R | switch between pending nodes and relation proposals (a / x decide on proposals) |
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -235,6 +259,14 @@ class ReviewScreen(LibrarianScreen):
             id="review.drafts",
             tooltip="Switch between pending nodes and SKILL.md drafts waiting for review",
         ),
+        Binding(
+            "R",
+            "toggle_relations",
+            "Relations",
+            show=False,
+            id="review.relations",
+            tooltip="Switch between pending nodes and relations proposed from co-usage",
+        ),
     ]
 
     def __init__(self, library: Library) -> None:
@@ -252,9 +284,11 @@ class ReviewScreen(LibrarianScreen):
         self._filter_timer: Timer | None = None
         self._had_node = True
         self._projects_asked = False
-        self._drafts_mode = False
+        self._mode = "nodes"
         self._drafts: list[Draft] = []
         self._draft_checks: dict[str, GraduationCheck] = {}
+        self._proposals: list[RelationProposal] = []
+        self._shared: dict[tuple[str, str], list[SharedSession]] = {}
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -280,9 +314,11 @@ class ReviewScreen(LibrarianScreen):
                 )
             yield NodeTable(id="node-table")
             yield DraftTable(id="draft-table")
+            yield ProposalTable(id="proposal-table")
             yield Static(id="review-status")
             yield NodeDetailView(id="node-detail")
             yield DraftDetailView(id="draft-detail")
+            yield ProposalDetailView(id="proposal-detail")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -291,17 +327,20 @@ class ReviewScreen(LibrarianScreen):
         table.set_now(self.library.clock())
         table.focus()
         self.query_one(DraftTable).empty_text = NO_DRAFTS
+        self.query_one(ProposalTable).empty_text = NO_PROPOSALS
         self.bindings_updated_signal.subscribe(self, self._bindings_changed)
         self.reload()
         self.load_counts()
 
     def _bindings_changed(self, _screen: object) -> None:
-        if self._drafts:  # the status line names the drafts key, which focus can hide
+        if self._drafts or self._proposals:  # the status line names keys focus can hide
             self._update_status()
 
     def on_screen_resume(self) -> None:
-        # Shown (again): a pattern may have been drafted on the Patterns screen meanwhile.
+        # Shown (again): a pattern may have been drafted on the Patterns screen meanwhile,
+        # and an ingest may have proposed relations.
         self.load_drafts()
+        self.load_proposals()
 
     # -- workers (thread: the store blocks) ------------------------------------------
 
@@ -375,6 +414,36 @@ class ReviewScreen(LibrarianScreen):
         except Exception:
             self.post_message(DraftFailed(action, draft_id, ""))  # reported as a worker error
             raise
+
+    @work(thread=True, exclusive=True, group="review-proposals", exit_on_error=False)
+    def load_proposals(self) -> None:
+        proposals = self.library.relation_proposals("pending")
+        if not get_current_worker().is_cancelled:
+            self.post_message(ProposalsLoaded(proposals))
+
+    @work(thread=True, exclusive=True, group="review-proposal-sessions", exit_on_error=False)
+    def load_proposal_sessions(self, pair: tuple[str, str]) -> None:
+        try:
+            sessions = self.library.proposal_sessions(*pair)
+        except LibrarianError:  # decided and gone meanwhile: the next load drops the row
+            return
+        if not get_current_worker().is_cancelled:
+            self.post_message(ProposalSessionsLoaded(pair, sessions))
+
+    @work(thread=True, group="review-write", exit_on_error=False)
+    def write_proposal(self, action: str, pair: tuple[str, str], reason: str = "") -> None:
+        try:
+            if action == "accept":
+                proposal = self.library.accept_relation(*pair)
+            else:
+                proposal = self.library.reject_relation(*pair, reason)
+        except LibrarianError as exc:
+            self.post_message(ProposalFailed(action, pair, str(exc)))
+            return
+        except Exception:
+            self.post_message(ProposalFailed(action, pair, ""))  # reported as a worker error
+            raise
+        self.post_message(ProposalDecided(action, proposal))
 
     @work(thread=True, group="review-write", exit_on_error=False)
     def write_undo(self) -> None:
@@ -599,17 +668,21 @@ class ReviewScreen(LibrarianScreen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # None greys the binding out in the footer instead of hiding it.
-        if self._drafts_mode:
+        if self._mode != "nodes":
             if action in ("approve", "reject"):
-                return True if self._draft_target() is not None else None
+                target = self._draft_target() if self._mode == "drafts" else self._proposal_target()
+                return True if target is not None else None
             return None if action in NODE_ONLY else True
         if action in ("approve", "reject", "scope", "edit", "skip"):
             return True if self.query_one(NodeTable).current is not None else None
         return True
 
     def action_approve(self) -> None:
-        if self._drafts_mode:
+        if self._mode == "drafts":
             self._approve_draft()
+            return
+        if self._mode == "relations":
+            self._accept_proposal()
             return
         targets = self._targets()
         if targets:
@@ -618,8 +691,11 @@ class ReviewScreen(LibrarianScreen):
             self.app.bell()
 
     def action_reject(self) -> None:
-        if self._drafts_mode:
+        if self._mode == "drafts":
             self._reject_draft()
+            return
+        if self._mode == "relations":
+            self._reject_proposal()
             return
         targets = self._targets()
         if not targets:
@@ -679,16 +755,24 @@ class ReviewScreen(LibrarianScreen):
         self.query_one("#node-filter", Input).focus()
 
     def action_focus_detail(self) -> None:
-        if self._drafts_mode:
-            self.query_one(DraftDetailView).focus()
-        else:
-            self.query_one(NodeDetailView).focus()
+        self._detail_widget().focus()
 
     def action_focus_list(self) -> None:
-        if self._drafts_mode:
-            self.query_one(DraftTable).focus()
-        else:
-            self.query_one(NodeTable).focus()
+        self._list_widget().focus()
+
+    def _list_widget(self) -> NodeTable | DraftTable | ProposalTable:
+        if self._mode == "drafts":
+            return self.query_one(DraftTable)
+        if self._mode == "relations":
+            return self.query_one(ProposalTable)
+        return self.query_one(NodeTable)
+
+    def _detail_widget(self) -> NodeDetailView | DraftDetailView | ProposalDetailView:
+        if self._mode == "drafts":
+            return self.query_one(DraftDetailView)
+        if self._mode == "relations":
+            return self.query_one(ProposalDetailView)
+        return self.query_one(NodeDetailView)
 
     def action_cycle_order(self) -> None:
         self._order = ORDERS[(ORDERS.index(self._order) + 1) % len(ORDERS)]
@@ -713,8 +797,8 @@ class ReviewScreen(LibrarianScreen):
         self._reload_if_changed()
 
     def action_clear(self) -> None:
-        if self._drafts_mode:
-            self.query_one(DraftTable).focus()
+        if self._mode != "nodes":
+            self._list_widget().focus()
             return
         field = self.query_one("#node-filter", Input)
         table = self.query_one(NodeTable)
@@ -727,8 +811,8 @@ class ReviewScreen(LibrarianScreen):
 
     def show_node(self, node: Node) -> None:
         """Put the cursor on `node`, widening the filters when it is not listed."""
-        if self._drafts_mode:
-            self._set_mode(drafts=False)
+        if self._mode != "nodes":
+            self._set_mode("nodes")
         table = self.query_one(NodeTable)
         table.focus()
         if table.move_to(node.node_id):
@@ -759,6 +843,7 @@ class ReviewScreen(LibrarianScreen):
             "mark_all": self.query_one(NodeTable).action_mark_all,
             "filter": self.action_focus_filter,
             "drafts": self.action_toggle_drafts,
+            "relations": self.action_toggle_relations,
         }
         commands[action]()
 
@@ -772,26 +857,46 @@ class ReviewScreen(LibrarianScreen):
     # -- drafts ------------------------------------------------------------------------
 
     @property
+    def mode(self) -> str:
+        """What the list shows: "nodes", "drafts" or "relations" (see `MODES`)."""
+        return self._mode
+
+    @property
     def drafts_mode(self) -> bool:
         """True while the list shows SKILL.md drafts instead of nodes."""
-        return self._drafts_mode
+        return self._mode == "drafts"
+
+    @property
+    def relations_mode(self) -> bool:
+        """True while the list shows relation proposals instead of nodes."""
+        return self._mode == "relations"
 
     def current_draft(self) -> Draft | None:
         return self.query_one(DraftTable).current
 
-    def action_toggle_drafts(self) -> None:
-        self._set_mode(drafts=not self._drafts_mode)
+    def current_proposal(self) -> RelationProposal | None:
+        return self.query_one(ProposalTable).current
 
-    def _set_mode(self, *, drafts: bool) -> None:
-        self._drafts_mode = drafts
-        self.set_class(drafts, "-drafts")
-        self.sub_title = "Review queue · drafts" if drafts else "Review queue"
-        if drafts:
-            self.query_one(DraftTable).focus()
+    def action_toggle_drafts(self) -> None:
+        self._set_mode("nodes" if self._mode == "drafts" else "drafts")
+
+    def action_toggle_relations(self) -> None:
+        self._set_mode("nodes" if self._mode == "relations" else "relations")
+
+    def _set_mode(self, mode: str) -> None:
+        if mode not in MODES:
+            raise ValueError(f"unknown review list {mode!r}")
+        self._mode = mode
+        self.set_class(mode == "drafts", "-drafts")
+        self.set_class(mode == "relations", "-relations")
+        self.sub_title = SUBTITLES[mode]
+        self._list_widget().focus()
+        if mode == "drafts":
             self._show_draft()
             self.load_drafts()
-        else:
-            self.query_one(NodeTable).focus()
+        elif mode == "relations":
+            self._show_proposal()
+            self.load_proposals()
         self._update_status()
         self.refresh_bindings()
 
@@ -812,7 +917,7 @@ class ReviewScreen(LibrarianScreen):
         self.query_one(DraftTable).set_rows(message.drafts)
         self._show_draft()
         self._update_status()
-        if self._drafts_mode:
+        if self._mode == "drafts":
             self.refresh_bindings()
 
     @on(DraftTable.Highlighted)
@@ -863,6 +968,111 @@ class ReviewScreen(LibrarianScreen):
         self.tell_draft(message)
         self.refresh_bindings()
 
+    # -- relation proposals ------------------------------------------------------------
+
+    def _proposal_target(self) -> RelationProposal | None:
+        """The proposal under the cursor, unless a decision on it is being written."""
+        table = self.query_one(ProposalTable)
+        proposal = table.current
+        if proposal is None or table.row_key(proposal) in table.busy:
+            return None
+        return proposal
+
+    def _show_proposal(self) -> None:
+        proposal = self.query_one(ProposalTable).current
+        detail = self.query_one(ProposalDetailView)
+        if proposal is None:
+            detail.show(None)
+            return
+        pair = (proposal.source_name, proposal.target_name)
+        known = self._shared.get(pair)
+        detail.show(proposal, known)
+        if known is None and self._mode == "relations":
+            self.load_proposal_sessions(pair)
+
+    def on_proposals_loaded(self, message: ProposalsLoaded) -> None:
+        self._proposals = message.proposals
+        self.query_one(ProposalTable).set_rows(message.proposals)
+        self._show_proposal()
+        self._update_status()
+        if self._mode == "relations":
+            self.refresh_bindings()
+
+    def on_proposal_sessions_loaded(self, message: ProposalSessionsLoaded) -> None:
+        self._shared[message.pair] = message.sessions
+        while len(self._shared) > SESSIONS_CACHE:
+            del self._shared[next(iter(self._shared))]
+        detail = self.query_one(ProposalDetailView)
+        shown = detail.proposal
+        if shown is not None and (shown.source_name, shown.target_name) == message.pair:
+            detail.show(shown, message.sessions)
+
+    @on(ProposalTable.Highlighted)
+    def _proposal_highlighted(self) -> None:
+        self._show_proposal()
+        self.refresh_bindings()
+
+    @on(ProposalTable.Selected)
+    def _proposal_selected(self) -> None:
+        self.query_one(ProposalDetailView).focus()
+
+    def _accept_proposal(self) -> None:
+        proposal = self._proposal_target()
+        if proposal is None:
+            self.app.bell()
+            return
+        pair = (proposal.source_name, proposal.target_name)
+        self.query_one(ProposalTable).set_busy(pair)
+        self.refresh_bindings()
+        self.write_proposal("accept", pair)
+
+    def _reject_proposal(self) -> None:
+        proposal = self._proposal_target()
+        if proposal is None:
+            self.app.bell()
+            return
+        pair = (proposal.source_name, proposal.target_name)
+
+        def reject(reason: str) -> None:
+            if not reason.strip():
+                self.notify("a rejection needs a reason: nothing was changed", timeout=5)
+                return
+            self.query_one(ProposalTable).set_busy(pair)
+            self.refresh_bindings()
+            self.write_proposal("reject", pair, reason)
+
+        self._ask(
+            TextPrompt(
+                f"Reject {pair_text(proposal, 60)}",
+                placeholder="reason (required)",
+                hint="Enter rejects · Escape cancels",
+            ),
+            reject,
+        )
+
+    def on_proposal_decided(self, message: ProposalDecided) -> None:
+        # The row stays dimmed until the reload drops it (with its busy flag).
+        p = message.proposal
+        pair = pair_text(p, 60)
+        if message.action == "accept":
+            text = f"accepted: {one_line(p.source_name, 60)} often_used_with"
+            text += f" {one_line(p.target_name, 60)} (computed)"
+        else:
+            text = f"rejected the proposal {pair}"
+        self.notify(text, timeout=5, markup=False)
+        self.load_proposals()
+
+    def on_proposal_failed(self, message: ProposalFailed) -> None:
+        self.query_one(ProposalTable).set_busy(message.pair, busy=False)
+        self.refresh_bindings()
+        if message.error:
+            self.notify(
+                one_line(f"{message.action} failed: {message.error}", 300),
+                severity="error",
+                timeout=8,
+                markup=False,  # the message quotes skill names: untrusted
+            )
+
     # -- status line -------------------------------------------------------------------
 
     def _drafts_status(self) -> Text:
@@ -870,7 +1080,20 @@ class ReviewScreen(LibrarianScreen):
         text = Text()
         text.append(f"{count:,} draft{'s' if count != 1 else ''} waiting", style="bold")
         key = self.key_for("review.drafts")
-        if self._drafts_mode:
+        if self._mode == "drafts":
+            pending = f"{self._counts.pending:,} pending " if self._counts else ""
+            back = f"{key}: back to the {pending}nodes" if key else f"back to the {pending}nodes"
+            text.append(f"  ·  {back}", style="dim")
+        elif key:
+            text.append(f" ({key})", style="dim")
+        return text
+
+    def _proposals_status(self) -> Text:
+        count = len(self._proposals)
+        text = Text()
+        text.append(f"{count:,} relation{'s' if count != 1 else ''} proposed", style="bold")
+        key = self.key_for("review.relations")
+        if self._mode == "relations":
             pending = f"{self._counts.pending:,} pending " if self._counts else ""
             back = f"{key}: back to the {pending}nodes" if key else f"back to the {pending}nodes"
             text.append(f"  ·  {back}", style="dim")
@@ -879,8 +1102,11 @@ class ReviewScreen(LibrarianScreen):
         return text
 
     def _update_status(self) -> None:
-        if self._drafts_mode:
+        if self._mode == "drafts":
             self.query_one("#review-status", Static).update(self._drafts_status())
+            return
+        if self._mode == "relations":
+            self.query_one("#review-status", Static).update(self._proposals_status())
             return
         table = self.query_one(NodeTable)
         text = Text()
@@ -890,6 +1116,9 @@ class ReviewScreen(LibrarianScreen):
         if self._drafts:
             text.append(" · ")
             text.append_text(self._drafts_status())
+        if self._proposals:
+            text.append(" · ")
+            text.append_text(self._proposals_status())
         shown = len(table.rows)
         text.append(f"  ·  showing {shown:,}", style="dim")
         if self._total > shown:

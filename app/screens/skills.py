@@ -14,9 +14,18 @@ from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, Static
 from textual.worker import get_current_worker
 
-from app.messages import CatalogChanged, DetailLoaded, ModelReady, SkillsLoaded, SuggestionsReady
+from app.messages import (
+    CatalogChanged,
+    DetailLoaded,
+    ModelReady,
+    SkillScreenRequested,
+    SkillsLoaded,
+    SuggestionsReady,
+)
 from app.screens.base import LibrarianScreen
+from store.errors import LibrarianError
 from store.library import Library
+from store.text import one_line
 from widgets.skill_detail import SkillDetailView
 from widgets.skill_table import SkillTable
 from widgets.suggestion_list import SuggestionList
@@ -56,6 +65,29 @@ class SkillsScreen(LibrarianScreen):
         ),
         Binding(
             "r", "rescan", "Rescan", id="skills.rescan", tooltip="Scan the skill roots again now"
+        ),
+        Binding(
+            "g",
+            "open('graph')",
+            "Graph",
+            id="skills.graph",
+            tooltip="The highlighted skill's dependencies, dependents and blast radius",
+        ),
+        Binding(
+            "L",
+            "open('lineage')",
+            "Lineage",
+            show=False,
+            id="skills.lineage",
+            tooltip="The highlighted skill's versions, status history and provenance",
+        ),
+        Binding(
+            "R",
+            "open('runbook')",
+            "Runbook",
+            show=False,
+            id="skills.runbook",
+            tooltip="Start (or reopen) the retirement runbook for the highlighted skill",
         ),
         Binding(
             "escape",
@@ -238,6 +270,14 @@ class SkillsScreen(LibrarianScreen):
         self.notify("scanning…", timeout=2)
         self.rescan()
 
+    def action_open(self, mode: str) -> None:
+        """Another screen (graph, lineage, runbook) on the highlighted skill."""
+        current = self.query_one(SkillTable).current
+        if current is None:
+            self.notify("no skill highlighted", severity="warning")
+            return
+        self.post_message(SkillScreenRequested(mode, current.name))
+
     def action_clear(self) -> None:
         for input_id in ("#filter", "#task"):
             field = self.query_one(input_id, Input)
@@ -246,7 +286,16 @@ class SkillsScreen(LibrarianScreen):
                 return
         self.query_one(SkillTable).focus()
 
-    def show_skill(self, skill_id: int) -> None:
+    async def show_skill(self, skill: str) -> None:
+        """Put the cursor on a skill by name (another screen asked for it)."""
+        try:
+            found = self.library.get_skill(skill)
+        except LibrarianError as exc:
+            self.notify(one_line(str(exc), 200), severity="warning", markup=False)
+            return
+        self.select_skill(found.summary.skill_id)
+
+    def select_skill(self, skill_id: int) -> None:
         """Put the cursor on a skill (used by the command palette)."""
         table = self.query_one(SkillTable)
         if not table.move_to(skill_id):

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from store.embed import EmbeddingError
+from store.ingest import outcomes as inferred_outcomes
 from store.ingest.redact import redact
 from store.ingest.transcript import (
     default_project_dirs,
@@ -65,6 +66,8 @@ class IngestReport:
     skipped_lines: dict[str, int]
     problems: tuple[str, ...]
     seconds: float
+    outcomes_inferred: int = 0  # `Skill` calls whose turn gave an inferred outcome
+    relations_proposed: int = 0  # new co-usage proposals (set by `Library.ingest`)
 
 
 @dataclass
@@ -72,6 +75,7 @@ class _Outcome:
     ingested: bool = False
     added: int = 0
     merged: int = 0
+    outcomes: int = 0
     skipped: dict[str, int] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     failure: SkippedFile | None = None
@@ -116,6 +120,7 @@ def ingest(
         skipped_lines=skipped,
         problems=tuple(p for o in outcomes for p in o.problems),
         seconds=round(time.perf_counter() - started, 3),
+        outcomes_inferred=sum(o.outcomes for o in outcomes),
     )
 
 
@@ -229,6 +234,7 @@ def _record(library: Library, parsed: ParsedSession, llm: LlmClient | None) -> _
     _attach_edges(fresh, edges, sid, winners, known)
     messages_blob = _archive(parsed.messages)
     files = [_file_record(Path(f)) for f in parsed.files]
+    inferred = inferred_outcomes.infer(parsed)
     with library.db.write() as conn:
         digest = store_blob(conn, messages_blob)
         library.append_event(
@@ -259,11 +265,13 @@ def _record(library: Library, parsed: ParsedSession, llm: LlmClient | None) -> _
                     {"into": candidate["node_id"], "merged": replaces},
                 )
                 merged += 1
+        recorded = inferred_outcomes.record(library, conn, sid, inferred)
     added = sum(1 for _, into, _ in decisions if not into)
     return _Outcome(
         ingested=True,
         added=added,
         merged=merged,
+        outcomes=recorded,
         skipped=dict(parsed.skipped),
         problems=[f"{sid}: {p}" for p in problems],
     )

@@ -10,94 +10,374 @@ related at depth 1 but do not propagate. The reverse adjacency is built once per
 
 from __future__ import annotations
 
+import json
+import re
 import threading
 from collections import defaultdict, deque
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from store.errors import LibrarianError
-from store.models import RELATION_TYPES, BlastRadius, Dependent
+from store.lifecycle.gcpause import paused_gc
+from store.models import (
+    RELATION_TYPES,
+    BlastRadius,
+    Dependency,
+    Dependent,
+    GraphFocus,
+    GraphProblems,
+    Relation,
+)
 
 if TYPE_CHECKING:
     from store.library import Library
 
 DEPENDENCY_TYPES = ("requires", "extends")
 RELATED_TYPES = ("complements", "enables", "often_used_with")
+_QUOTED = re.compile(r"'(\w+)'")
+#: Events that change the graph (a skill's relations or status, a relation by hand).
+GRAPH_EVENTS = (
+    "relation.added",
+    "relation.removed",
+    "skill.installed",
+    "skill.changed",
+    "skill.uninstalled",
+    "skill.proposed",
+    "skill.promoted",
+    "skill.deprecated",
+    "skill.retired",
+)
 
 
 class RelationError(LibrarianError):
     """A relation that cannot be added or removed."""
 
 
+class Reach(NamedTuple):
+    """A walk up the reverse graph from one skill."""
+
+    dependents: list[Dependent]  # nearest first; only the first `limit` when one was given
+    related: list[Dependent]  # complements/enables/often_used_with pointing at it, by name
+    total: int  # every transitive dependent
+    direct: int  # those at depth 1
+    names: frozenset[str] = frozenset()  # every transitive dependent's name
+
+
 class DependencyGraph:
-    """Reverse adjacency of active skills by name, rebuilt when the catalog changes."""
+    """Both adjacencies of active skills by name, rebuilt when the catalog changes.
+
+    `_dependents` (target -> [(source, type)]) serves the blast radius, `_forward`
+    (source -> [(target, type, origin)]) the problems around one skill; the rows they came
+    from are kept for the problems of the whole graph (dangling references, cycles,
+    self-relations), which are found once per catalog state.
+    """
 
     def __init__(self, library: Library) -> None:
         self.library = library
         self._lock = threading.Lock()
         self._signature: tuple[Any, ...] = ()
+        self._rows: list[tuple[str, str, str, str]] = []  # (source, type, target, origin)
         self._dependents: dict[str, list[tuple[str, str]]] = {}
+        self._requirers: dict[str, list[tuple[str, str]]] = {}  # requires/extends only
+        self._forward: dict[str, list[tuple[str, str, str]]] = {}
         self._status: dict[str, str] = {}
+        self._problems: GraphProblems | None = None
+
+    def _current_signature(self, conn: Any) -> tuple[Any, ...]:
+        """What the graph depends on, in a few index seeks: the last event of each type
+        that touches skills or relations (this tells a change apart even when the clock
+        stands still: remove one relation, add another in the same second), and the last
+        row of both tables."""
+        last = tuple(
+            conn.execute("SELECT max(seq) FROM events WHERE type=?", (kind,)).fetchone()[0]
+            for kind in GRAPH_EVENTS
+        )
+        rows = conn.execute(
+            "SELECT (SELECT max(rowid) FROM relations), (SELECT max(skill_id) FROM skills)"
+        ).fetchone()
+        return (*last, *rows)
 
     def _load(self) -> None:
+        with paused_gc():
+            self._read()
+
+    def _read(self) -> None:
+        # Plain scans, no join and no ORDER BY: the names are mapped and the rows sorted
+        # here, which is cheaper than SQLite's sorter at 200,000 relations.
         with self.library.db.read() as conn:
-            relations = conn.execute("SELECT count(*), max(added_at) FROM relations").fetchone()
-            skills = conn.execute("SELECT count(*), max(updated_at) FROM skills").fetchone()
-            signature = (*relations, *skills)
+            signature = self._current_signature(conn)
             if signature == self._signature:
                 return
-            status = dict(
-                conn.execute("SELECT name, status FROM skills WHERE status != 'uninstalled'")
-            )
-            rows = conn.execute(
-                "SELECT s.name, r.type, r.target_name FROM relations r JOIN skills s"
-                " ON s.skill_id = r.source_id WHERE s.status != 'uninstalled'"
-                " ORDER BY s.name, r.type, r.target_name"
+            skills = conn.execute(
+                "SELECT skill_id, name, status FROM skills WHERE status != 'uninstalled'"
             ).fetchall()
+            relations = conn.execute(
+                "SELECT source_id, type, target_name, origin FROM relations"
+            ).fetchall()
+        names = {sid: name for sid, name, _ in skills}
+        status = {name: st for _, name, st in skills}
+        rows = sorted(
+            (names[sid], kind, target, origin)
+            for sid, kind, target, origin in relations
+            if sid in names
+        )
         dependents: dict[str, list[tuple[str, str]]] = defaultdict(list)
-        for source, kind, target in rows:
+        requirers: dict[str, list[tuple[str, str]]] = defaultdict(list)
+        forward: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
+        for source, kind, target, origin in rows:
+            forward[source].append((target, kind, origin))
             if source != target:
                 dependents[target].append((source, kind))
-        self._dependents, self._status, self._signature = dict(dependents), status, signature
+                if kind in DEPENDENCY_TYPES:
+                    requirers[target].append((source, kind))
+        self._rows, self._dependents, self._status = rows, dict(dependents), status
+        self._requirers = dict(requirers)
+        self._forward = dict(forward)
+        self._signature, self._problems = signature, None
+
+    def walk(self, name: str, limit: int | None = None) -> Reach:
+        """Every skill that transitively requires or extends `name` (breadth first, so each
+        at its nearest depth, with one shortest path), and the related skills at depth 1.
+        With `limit`, only the nearest `limit` dependents are built, but all are counted."""
+        with self._lock:
+            self._load()
+        with paused_gc():
+            return self._walk(name, limit)
+
+    def _walk(self, name: str, limit: int | None) -> Reach:
+        dependents, requirers, status = self._dependents, self._requirers, self._status
+        # Only requires/extends propagate, so the walk follows those edges alone (a hub's
+        # complements would triple it), and each path is its predecessor's plus one name.
+        paths: dict[str, tuple[str, ...]] = {name: (name,)}
+        reached: list[tuple[str, str, int]] = []  # (name, type, depth), nearest first
+        queue = deque([(name, 1)])
+        while queue:
+            current, depth = queue.popleft()
+            path = paths[current]
+            for source, kind in requirers.get(current, ()):
+                if source not in paths:
+                    paths[source] = (source, *path)
+                    reached.append((source, kind, depth))
+                    queue.append((source, depth + 1))
+        direct = sum(1 for _, _, depth in reached if depth == 1)
+        shown = reached if limit is None else reached[:limit]
+        found = [Dependent(n, status.get(n, "?"), k, d, paths[n]) for n, k, d in shown]
+        related = {s: k for s, k in dependents.get(name, ()) if k not in DEPENDENCY_TYPES}
+        near = [
+            Dependent(n, status.get(n, "?"), kind, 1, (n, name))
+            for n, kind in sorted(related.items())
+            if n not in paths
+        ]
+        return Reach(found, near, len(reached), direct, frozenset(n for n, _, _ in reached))
+
+    def problems_of(self, name: str, dependents: frozenset[str]) -> GraphProblems:
+        """The problems that touch one skill, without searching the whole graph: its
+        dangling references, its self-relations, and its knot — the skills it depends on
+        that also depend on it. Every such skill is among its transitive `dependents` (so
+        the forward search never leaves them)."""
+        with self._lock:
+            self._load()
+            forward, status = self._forward, self._status
+        outgoing = forward.get(name, [])
+        dangling = [Relation(name, k, t, o, True) for t, k, o in outgoing if t not in status]
+        loops = [Relation(name, k, t, o) for t, k, o in outgoing if t == name]
+        edges: dict[str, list[str]] = {}
+        knot = {name}
+        queue = deque([name])
+        while queue:
+            node = queue.popleft()
+            for target, kind, _ in forward.get(node, ()):
+                if kind in DEPENDENCY_TYPES and target in dependents and target != node:
+                    edges.setdefault(node, []).append(target)
+                    if target not in knot:
+                        knot.add(target)
+                        queue.append(target)
+        members = tuple(sorted(knot))
+        cycles = (_cycle_in(members, edges),) if len(members) > 1 else ()
+        return GraphProblems(
+            dangling=tuple(dangling),
+            cycles=cycles,
+            knots=(members,) if cycles else (),
+            self_loops=(*loops, *_ignored_self_relations(self.library, name)),
+        )
+
+    def cycles_through(self, name: str) -> tuple[tuple[str, ...], ...]:
+        """The shortest `requires`/`extends` cycle through `name` (starting at its smallest
+        member, as the scan reports cycles), or none; for the skill detail."""
+        found = self.problems_of(name, self.walk(name, 0).names)
+        if not found.knots:
+            return ()
+        members = found.knots[0]
+        with self._lock:
+            forward = self._forward
+        edges = {
+            n: [t for t, kind, _ in forward.get(n, ()) if kind in DEPENDENCY_TYPES and t != n]
+            for n in members
+        }
+        cycle = list(_cycle_in((name, *members), edges))
+        start = cycle.index(min(cycle))
+        return (tuple(cycle[start:] + cycle[:start]),)
 
     def blast(self, name: str) -> tuple[list[Dependent], list[Dependent]]:
         """(transitive dependents with depth and path, related skills at depth 1)."""
+        reach = self.walk(name)
+        return reach.dependents, reach.related
+
+    def problems(self) -> GraphProblems:
+        """Dangling references, dependency cycles and self-relations (cached per state)."""
         with self._lock:
             self._load()
-            dependents, status = self._dependents, self._status
-        found: list[Dependent] = []
-        related: list[Dependent] = []
-        seen = {name}
-        queue: deque[tuple[str, int, tuple[str, ...]]] = deque([(name, 0, (name,))])
-        while queue:
-            current, depth, path = queue.popleft()
-            for source, kind in dependents.get(current, []):
-                if kind not in DEPENDENCY_TYPES:
-                    if depth == 0 and source not in seen:
-                        related.append(
-                            Dependent(source, status.get(source, "?"), kind, 1, (source, name))
-                        )
-                    continue
-                if source in seen:
-                    continue
-                seen.add(source)
-                via = (source, *path)
-                found.append(Dependent(source, status.get(source, "?"), kind, depth + 1, via))
-                queue.append((source, depth + 1, via))
-        related = [r for r in related if r.name not in seen]
-        return found, sorted({r.name: r for r in related}.values(), key=lambda r: r.name)
+            if self._problems is None:
+                found = _find_problems(self._rows, self._status)
+                ignored = _ignored_self_relations(self.library)
+                self._problems = replace(found, self_loops=(*found.self_loops, *ignored))
+            return self._problems
+
+
+def _find_problems(rows: list[tuple[str, str, str, str]], status: dict[str, str]) -> GraphProblems:
+    dangling: list[Relation] = []
+    self_loops: list[Relation] = []
+    edges: dict[str, list[str]] = {}
+    for source, kind, target, origin in rows:
+        if target not in status:
+            dangling.append(Relation(source, kind, target, origin, True))
+        elif target == source:
+            self_loops.append(Relation(source, kind, target, origin))
+        elif kind in DEPENDENCY_TYPES:
+            edges.setdefault(source, []).append(target)
+    knots = [tuple(sorted(c)) for c in strongly_connected(edges) if len(c) > 1]
+    knots.sort()
+    cycles = [_cycle_in(knot, edges) for knot in knots]
+    return GraphProblems(
+        dangling=tuple(dangling),
+        cycles=tuple(cycles),
+        knots=tuple(knots),
+        self_loops=tuple(self_loops),
+    )
+
+
+def _ignored_self_relations(library: Library, name: str | None = None) -> list[Relation]:
+    """Self-relations the parser dropped from a SKILL.md (with a `relation_self` warning),
+    of every installed skill or of the one called `name`."""
+    where = "" if name is None else " AND s.name = :name"
+    with library.db.read() as conn:
+        rows = conn.execute(
+            "SELECT s.name, v.warnings FROM skills s JOIN skill_versions v"
+            " ON v.skill_id = s.skill_id AND v.version_no = s.current_version"
+            " WHERE s.status != 'uninstalled' AND v.warnings LIKE :code ESCAPE '\\'"
+            f"{where} ORDER BY s.name",
+            {"code": "%relation\\_self%", "name": name},
+        ).fetchall()
+    found = []
+    for source, raw in rows:
+        for code, message in json.loads(raw):
+            kind = _QUOTED.match(message)
+            if code == "relation_self" and kind:
+                found.append(Relation(source, kind.group(1), source, "extracted"))
+    return found
+
+
+def strongly_connected(edges: dict[str, list[str]]) -> list[list[str]]:
+    """Tarjan's strongly connected components, iteratively (no recursion limit at 50,000
+    skills); every node appears in exactly one component."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    components: list[list[str]] = []
+    counter = 0
+    nodes = set(edges)
+    for targets in edges.values():
+        nodes.update(targets)
+    for root in sorted(nodes):
+        if root in index:
+            continue
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        work: list[tuple[str, Iterator[str]]] = [(root, iter(edges.get(root, ())))]
+        while work:
+            node, children = work[-1]
+            pushed = False
+            for child in children:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(edges.get(child, ()))))
+                    pushed = True
+                    break
+                if child in on_stack:
+                    low[node] = min(low[node], index[child])
+            if pushed:
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                components.append(component)
+    return components
+
+
+def _cycle_in(knot: tuple[str, ...], edges: dict[str, list[str]]) -> tuple[str, ...]:
+    """A shortest cycle through the knot's smallest name, within the knot."""
+    members = set(knot)
+    start = knot[0]
+    previous: dict[str, str] = {}
+    queue = deque([start])
+    while queue:
+        node = queue.popleft()
+        for nxt in sorted(edges.get(node, ())):
+            if nxt not in members:
+                continue
+            if nxt == start:
+                path = [node]
+                while path[-1] != start:
+                    path.append(previous[path[-1]])
+                return tuple(reversed(path))
+            if nxt not in previous:
+                previous[nxt] = node
+                queue.append(nxt)
+    return knot  # unreachable for a strongly connected knot
 
 
 def blast_radius(library: Library, key: str | int) -> BlastRadius:
-    from store import catalog
-
+    """Everything that relies on a skill: dependents, related skills, sessions, patterns,
+    drafts."""
     with library.db.read() as conn:
-        sid = catalog.resolve(conn, key)
+        sid = resolve_fast(conn, key)
         if sid is None:
             raise RelationError(f"no skill named {key!r}")
         name, status = conn.execute(
             "SELECT name, status FROM skills WHERE skill_id=?", (sid,)
         ).fetchone()
-    dependents, related = library.dependency_graph.blast(name)
+    return _radius(library, name, status)
+
+
+def _radius(library: Library, name: str, status: str) -> BlastRadius:
+    reach = library.dependency_graph.walk(name)
+    return _with_uses(library, name, status, reach.dependents, reach.related)
+
+
+def _with_uses(
+    library: Library,
+    name: str,
+    status: str,
+    dependents: list[Dependent],
+    related: list[Dependent],
+) -> BlastRadius:
+    """The blast radius with the sessions that used the skill, their patterns and drafts."""
     with library.db.read() as conn:
         sessions = tuple(
             r[0]
@@ -127,6 +407,170 @@ def blast_radius(library: Library, key: str | int) -> BlastRadius:
             )
         )
     return BlastRadius(name, status, tuple(dependents), tuple(related), sessions, patterns, drafts)
+
+
+def dependencies(library: Library, key: str | int) -> list[Dependency]:
+    """A skill's outgoing relations (every type and origin), each with its target's status,
+    or "missing" when no installed skill has the target's name (a dangling reference)."""
+    from store import catalog
+
+    with library.db.read() as conn:
+        sid = catalog.resolve(conn, key)
+        if sid is None:
+            raise RelationError(f"no skill named {key!r}")
+        return _dependencies(conn, sid)
+
+
+def _dependencies(conn: Any, sid: int) -> list[Dependency]:
+    rows = conn.execute(
+        "SELECT r.type, r.target_name, r.origin, (SELECT t.status FROM skills t"
+        " WHERE t.name = r.target_name AND t.status != 'uninstalled'"
+        " ORDER BY t.scope_rank, t.root_rank, t.fs_path LIMIT 1)"
+        " FROM relations r WHERE r.source_id=? ORDER BY r.target_name, r.type, r.origin",
+        (sid,),
+    ).fetchall()
+    merged: dict[tuple[str, str], list[Any]] = {}
+    for kind, target, origin, status in rows:
+        merged.setdefault((kind, target), [[], status or "missing"])[0].append(origin)
+    found = [
+        Dependency(target, kind, tuple(origins), status)
+        for (kind, target), (origins, status) in merged.items()
+    ]
+    order = {t: i for i, t in enumerate(RELATION_TYPES)}
+    return sorted(found, key=lambda d: (order.get(d.relation, len(order)), d.name))
+
+
+def problems(library: Library) -> GraphProblems:
+    """Dangling references, `requires`/`extends` cycles (from the frontmatter too, which
+    `relate` cannot refuse) and self-relations, among installed skills."""
+    return library.dependency_graph.problems()
+
+
+#: The dependents a focus lists (all are counted).
+FOCUS_LIMIT = 500
+NO_PROBLEMS = GraphProblems((), (), (), ())
+
+
+def focus(
+    library: Library, key: str | int, *, limit: int = FOCUS_LIMIT, whole: bool = True
+) -> GraphFocus:
+    """One skill with its dependencies, its blast radius (the nearest `limit` dependents
+    listed, all counted) and the problems that touch it.
+
+    `whole=False` reads only what SQL answers at once — the skill, its dependencies and its
+    direct dependents — without loading the whole graph (the first, quick half of a screen;
+    `complete` is False and the problems are left empty)."""
+    from store import catalog
+
+    with library.db.read() as conn:
+        sid = catalog.resolve(conn, key)
+        if sid is None:
+            raise RelationError(f"no skill named {key!r}")
+        name, status, version, description = conn.execute(
+            "SELECT s.name, s.status, s.current_version, v.description FROM skills s"
+            " JOIN skill_versions v ON v.skill_id = s.skill_id"
+            " AND v.version_no = s.current_version WHERE s.skill_id=?",
+            (sid,),
+        ).fetchone()
+        found = _dependencies(conn, sid)
+        if not whole:
+            reach = _direct(conn, name, limit)
+    touching = NO_PROBLEMS
+    if whole:
+        graph = library.dependency_graph
+        reach = graph.walk(name, limit)
+        touching = graph.problems_of(name, reach.names)
+    return GraphFocus(
+        skill_id=sid,
+        name=name,
+        status=status,
+        version_no=int(version),
+        description=description,
+        dependencies=tuple(found),
+        radius=_with_uses(library, name, status, reach.dependents, reach.related),
+        dependent_count=reach.total,
+        direct_count=reach.direct,
+        problems=touching if whole else NO_PROBLEMS,
+        complete=whole,
+    )
+
+
+def _direct(conn: Any, name: str, limit: int) -> Reach:
+    """The skills pointing at `name` (one index range), as a walk of depth 1."""
+    rows = conn.execute(
+        "SELECT DISTINCT s.name, s.status, r.type FROM relations r JOIN skills s"
+        " ON s.skill_id = r.source_id WHERE r.target_name=? AND s.status != 'uninstalled'"
+        " AND s.name != r.target_name ORDER BY s.name, r.type",
+        (name,),
+    ).fetchall()
+    close: dict[str, Dependent] = {}
+    near: dict[str, Dependent] = {}
+    for source, status, kind in rows:
+        item = Dependent(source, status, kind, 1, (source, name))
+        if kind in DEPENDENCY_TYPES:
+            close.setdefault(source, item)
+        else:
+            near[source] = item
+    listed = list(close.values())
+    related = [d for n, d in near.items() if n not in close]
+    return Reach(listed[:limit], related, len(listed), len(listed))
+
+
+#: How many deprecated skills (those with the most direct dependents) `default_focus`
+#: weighs by their whole blast radius.
+DEFAULT_CANDIDATES = 3
+
+
+def default_focus(library: Library) -> str | None:
+    """The skill a graph opens on: among the deprecated skills (drift demotes to deprecated)
+    and those drifting still undemoted, the one with the largest blast radius; else the
+    first installed skill by name (None: no skills).
+
+    Cheap without the loaded graph or the health window: "drifting" is judged on the
+    catalog's all-time counts (failures above the fail threshold over enough runs), SQL
+    shortlists the candidates with the most direct dependents, and a recursive query counts
+    the whole radius of those few."""
+    from store.lifecycle.health import settings
+
+    s = settings(library)
+    marks = ",".join("?" * len(DEPENDENCY_TYPES))
+    with library.db.read() as conn:
+        shortlist = [
+            str(r[0])
+            for r in conn.execute(
+                "SELECT d.name, (SELECT count(DISTINCT s.name) FROM relations r JOIN skills s"
+                f" ON s.skill_id = r.source_id WHERE r.target_name = d.name AND r.type IN ({marks})"
+                " AND s.status != 'uninstalled' AND s.name != d.name) AS n"
+                " FROM skills d WHERE d.status = 'deprecated' OR (d.status IN ('stable',"
+                " 'proposed') AND d.success_count + d.failure_count >= ? AND d.failure_count"
+                " > ? * (d.success_count + d.failure_count)) ORDER BY n DESC, d.name LIMIT ?",
+                (*DEPENDENCY_TYPES, s["min_runs"], s["fail"], DEFAULT_CANDIDATES),
+            )
+        ]
+        if shortlist:
+            sizes = {n: _radius_size(conn, n) for n in shortlist}
+            return max(shortlist, key=lambda n: sizes[n])  # the first of equals: more direct
+        row = conn.execute(
+            "SELECT name FROM skills WHERE status != 'uninstalled' ORDER BY name LIMIT 1"
+        ).fetchone()
+    return str(row[0]) if row else None
+
+
+#: Radii are counted up to this size when choosing the default (beyond it: a tie, which the
+#: number of direct dependents breaks), so a hub of 50,000 skills costs no more than this.
+DEFAULT_COUNT_CAP = 2000
+
+
+def _radius_size(conn: Any, name: str) -> int:
+    marks = ",".join("?" * len(DEPENDENCY_TYPES))
+    row = conn.execute(
+        "WITH RECURSIVE up(name) AS (SELECT ? UNION SELECT s.name FROM up JOIN relations r"
+        f" ON r.target_name = up.name AND r.type IN ({marks}) JOIN skills s"
+        " ON s.skill_id = r.source_id AND s.status != 'uninstalled' LIMIT ?)"
+        " SELECT count(*) FROM up",
+        (name, *DEPENDENCY_TYPES, DEFAULT_COUNT_CAP + 1),
+    ).fetchone()
+    return int(row[0]) - 1
 
 
 def relate(library: Library, source: str, kind: str, target: str, *, remove: bool = False) -> str:
@@ -198,3 +642,10 @@ def _path(conn: Any, start: str, goal: str) -> list[str]:
                 previous[nxt] = node
                 queue.append(nxt)
     return []
+
+
+def resolve_fast(conn: Any, key: str | int) -> int | None:
+    """A skill id from a key (`catalog.resolve` answers names from the name index)."""
+    from store import catalog
+
+    return catalog.resolve(conn, key)

@@ -12,19 +12,19 @@ Verdicts (thresholds in config `[health]`):
 current version with no failure. Flags: long idleness, a graduated skill whose pattern
 decayed, and files the skill cites (`scripts/x.sh`, `references/y.md`) that are missing.
 
-One grouped query over the window's outcomes feeds everything, so 1,000,000 outcomes cost
-one index range scan; the weekly trend comes from the same rows.
+SQLite does the counting: one grouped query for the window (per skill and version), one for
+the weekly trend, so 1,000,000 outcomes never become Python objects.
 """
 
 from __future__ import annotations
 
 import re
-from collections import defaultdict
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from store.models import SkillHealth, VersionHealth
+from store.lifecycle.gcpause import paused_gc
+from store.models import HEALTH_VERDICTS, HealthChange, Outcome, SkillHealth, VersionHealth
 
 if TYPE_CHECKING:
     from store.library import Library
@@ -59,36 +59,26 @@ def verdict(runs: int, failures: int, s: dict[str, float]) -> str:
     return "HEALTHY"
 
 
-def compute(library: Library, *, check_files: bool = True) -> list[SkillHealth]:
-    """Every installed skill's health, worst first."""
+def compute(library: Library, *, check_files: bool = True, trend: bool = True) -> list[SkillHealth]:
+    """Every installed skill's health, worst first. `trend=False` leaves the weekly trend
+    out (empty), which halves the work: a screen shows the verdicts first."""
+    with paused_gc():
+        return _compute(library, check_files, trend)
+
+
+def _compute(library: Library, check_files: bool, trend: bool) -> list[SkillHealth]:
     s = settings(library)
     now = datetime.fromisoformat(library.clock())
     since = (now - timedelta(days=s["window_days"])).isoformat()
-    week0 = now - timedelta(weeks=TREND_WEEKS)
-    per_version: dict[int, dict[int, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
-    trend: dict[int, list[list[int]]] = defaultdict(lambda: [[0, 0] for _ in range(TREND_WEEKS)])
-    last_run: dict[int, str] = {}
+    weeks = [(now - timedelta(weeks=TREND_WEEKS - i)).isoformat() for i in range(TREND_WEEKS)]
     with library.db.read() as conn:
         skills = conn.execute(
-            "SELECT skill_id, name, status, current_version, dir, last_used_at, installed_at"
+            "SELECT skill_id, name, status, current_version, dir, last_used_at, installed_at,"
+            " max(coalesce(last_success_at, ''), coalesce(last_failure_at, ''))"
             " FROM skills WHERE status != 'uninstalled' ORDER BY skill_id"
         ).fetchall()
-        start = min(since, week0.isoformat())
-        for sid, version, success, ts in conn.execute(
-            "SELECT skill_id, version_no, success, ts FROM outcomes WHERE ts >= ?", (start,)
-        ):
-            if ts >= since:
-                cell = per_version[sid][version]
-                cell[0] += 1
-                cell[1] += 0 if success else 1
-            week = min(int((datetime.fromisoformat(ts) - week0) / timedelta(weeks=1)), 7)
-            if 0 <= week < TREND_WEEKS:
-                trend[sid][week][0] += 1
-                trend[sid][week][1] += 0 if success else 1
-            if ts > last_run.get(sid, ""):
-                last_run[sid] = ts
-        for sid, ts in conn.execute("SELECT skill_id, max(ts) FROM outcomes GROUP BY skill_id"):
-            last_run[sid] = max(last_run.get(sid, ""), ts or "")
+        counts = _window_counts(conn, since)
+        trends = _trends(conn, weeks) if trend else {}
         decayed = {
             r[0]
             for r in conn.execute(
@@ -96,21 +86,28 @@ def compute(library: Library, *, check_files: bool = True) -> list[SkillHealth]:
                 (float(library.config.get("patterns.min_confidence", 0.4)),),
             )
         }
-        bodies = _current_bodies(conn) if check_files else {}
+        bodies = _citing_bodies(conn) if check_files else {}
     idle_before = (now - timedelta(days=s["idle_days"])).isoformat()
+    no_runs = (-1.0,) * TREND_WEEKS if trend else ()
     out: list[SkillHealth] = []
-    for sid, name, status, current, folder, last_used, installed in skills:
-        versions = per_version.get(sid, {})
-        runs = sum(c[0] for c in versions.values())
-        failures = sum(c[1] for c in versions.values())
+    for sid, name, status, current, folder, last_used, installed, last_run in skills:
+        versions = counts.get(sid, {})
+        judged = versions.get(int(current))
+        if judged is not None and judged[0] >= s["min_runs"]:
+            # The current version has enough runs of its own: it is what agents get now, so
+            # old versions' runs neither mask a broken edit nor drag down a repair.
+            runs, failures = judged[0], judged[1]
+        else:
+            runs = sum(c[0] for c in versions.values())
+            failures = sum(c[1] for c in versions.values())
         flags: list[str] = []
-        last = max(last_run.get(sid, ""), last_used or "")
+        last = max(last_run, last_used or "")
         if (last or installed or "") < idle_before:
             flags.append(f"idle: no use since {(last or installed or '?')[:10]}")
         if name in decayed:
             flags.append("re-validate: its pattern decayed")
-        for cited in _missing_files(folder, bodies.get(sid, "")):
-            flags.append(f"missing file: {cited}")
+        if sid in bodies:
+            flags += [f"missing file: {f}" for f in _missing_files(folder, bodies[sid])]
         out.append(
             SkillHealth(
                 skill_id=sid,
@@ -121,10 +118,8 @@ def compute(library: Library, *, check_files: bool = True) -> list[SkillHealth]:
                 runs=runs,
                 failures=failures,
                 failure_rate=round(failures / runs, 4) if runs else 0.0,
-                last_run=last_run.get(sid, ""),
-                trend=tuple(
-                    round(f / r, 3) if r else -1.0 for r, f in trend.get(sid, _empty_trend())
-                ),
+                last_run=last_run,
+                trend=trends.get(sid, no_runs),
                 versions=tuple(
                     VersionHealth(
                         version_no=v,
@@ -138,19 +133,107 @@ def compute(library: Library, *, check_files: bool = True) -> list[SkillHealth]:
                 flags=tuple(flags),
             )
         )
-    out.sort(key=lambda h: (VERDICT_ORDER[h.verdict], -h.failure_rate, -len(h.flags), h.name))
+    # Retired skills are never served again: their health is history, listed last.
+    out.sort(
+        key=lambda h: (
+            h.status == "retired",
+            VERDICT_ORDER[h.verdict],
+            -h.failure_rate,
+            -len(h.flags),
+            h.name,
+        )
+    )
     return out
 
 
-def _empty_trend() -> list[list[int]]:
-    return [[0, 0] for _ in range(TREND_WEEKS)]
+#: A covering index that lets the grouped counts read the index alone, in group order
+#: (no sort, no row lookups); used when the schema has it.
+COVERING_INDEX = "outcomes_health"
 
 
-def _current_bodies(conn: Any) -> dict[int, str]:
+def _source(conn: Any, start: str) -> tuple[str, str, dict[str, Any]]:
+    """(FROM clause, extra WHERE, parameters) for reading the outcomes since `start`.
+
+    With the covering index the grouped query scans it in order. Without it, the rows are
+    read in table order from the first outcome recorded in the period (outcomes are
+    appended in time order, mostly): an index range over `ts` would fetch every row out of
+    order, several times slower than reading them in a row.
+    """
+    found = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type='index' AND name=?", (COVERING_INDEX,)
+    ).fetchone()
+    if found:
+        return f"outcomes INDEXED BY {COVERING_INDEX}", "", {}
+    first = conn.execute("SELECT min(seq) FROM outcomes WHERE ts >= ?", (start,)).fetchone()[0]
+    return "outcomes NOT INDEXED", " AND seq >= :first", {"first": first or 0}
+
+
+def _window_counts(conn: Any, since: str) -> dict[int, dict[int, list[int]]]:
+    """{skill: {version: [runs, failures]}} in the window: one grouped scan, the counting
+    done by SQLite (1,000,000 outcomes never become Python objects)."""
+    source, where, params = _source(conn, since)
+    counts: dict[int, dict[int, list[int]]] = {}
+    for sid, version, runs, failures in conn.execute(
+        f"SELECT skill_id, version_no, count(*), count(*) - sum(success) FROM {source}"
+        f" WHERE ts >= :since{where} GROUP BY skill_id, version_no",
+        {"since": since, **params},
+    ):
+        counts.setdefault(sid, {})[int(version)] = [int(runs), int(failures)]
+    return counts
+
+
+def _trends(conn: Any, weeks: list[str]) -> dict[int, tuple[float, ...]]:
+    """{skill: weekly failure rate, oldest week first (-1.0: a week without runs)}; SQLite
+    groups and divides, Python only places each week's rate."""
+    source, where, params = _source(conn, weeks[0])
+    week = "CASE " + " ".join(f"WHEN ts < :w{i} THEN {i - 1}" for i in range(1, TREND_WEEKS))
+    params |= {f"w{i}": bound for i, bound in enumerate(weeks)}
+    cells: dict[int, list[float]] = {}
+    for sid, number, rate in conn.execute(
+        f"SELECT skill_id, {week} ELSE {TREND_WEEKS - 1} END AS week,"
+        f" round(1.0 - avg(success), 3) FROM {source} WHERE ts >= :w0{where}"
+        " GROUP BY skill_id, week",
+        params,
+    ):
+        found = cells.get(sid)
+        if found is None:
+            found = cells[sid] = [-1.0] * TREND_WEEKS
+        found[number] = rate
+    return {sid: tuple(weekly) for sid, weekly in cells.items()}
+
+
+def trends(library: Library) -> dict[int, tuple[float, ...]]:
+    """Every skill's weekly failure rate (the `trend` of `compute`), by skill id; skills
+    without runs in the last weeks are left out."""
+    now = datetime.fromisoformat(library.clock())
+    weeks = [(now - timedelta(weeks=TREND_WEEKS - i)).isoformat() for i in range(TREND_WEEKS)]
+    with paused_gc(), library.db.read() as conn:
+        return _trends(conn, weeks)
+
+
+def file_flags(library: Library) -> dict[int, tuple[str, ...]]:
+    """The "missing file" flags of `compute`, by skill id (only skills that have some)."""
+    with library.db.read() as conn:
+        rows = conn.execute(
+            "SELECT skill_id, dir FROM skills WHERE status != 'uninstalled'"
+        ).fetchall()
+        bodies = _citing_bodies(conn)
+    folders = {int(sid): folder for sid, folder in rows}
+    found = {
+        sid: tuple(f"missing file: {f}" for f in _missing_files(folders.get(sid, ""), body))
+        for sid, body in bodies.items()
+    }
+    return {sid: flags for sid, flags in found.items() if flags}
+
+
+def _citing_bodies(conn: Any) -> dict[int, str]:
+    """The current bodies that cite a file (the only ones whose files are checked)."""
     rows = conn.execute(
         "SELECT s.skill_id, b.text FROM skills s JOIN skill_versions v"
         " ON v.skill_id = s.skill_id AND v.version_no = s.current_version"
         " JOIN blobs b ON b.hash = v.body_hash WHERE s.status != 'uninstalled'"
+        " AND (b.text LIKE '%scripts/%' OR b.text LIKE '%references/%'"
+        " OR b.text LIKE '%assets/%')"
     ).fetchall()
     return {int(r[0]): r[1] for r in rows}
 
@@ -163,29 +246,56 @@ def _missing_files(folder: str, body: str) -> list[str]:
     return [f for f in found if not (base / f).exists()][:5]
 
 
-def apply(library: Library) -> tuple[list[SkillHealth], list[str]]:
-    """Compute health, then demote drifting skills and promote proven proposed ones (each an
-    event with the numbers as its reason). Returns the health and what changed."""
+def plan(library: Library, found: list[SkillHealth] | None = None) -> list[HealthChange]:
+    """The status changes `apply` would make now, worst first; nothing is changed."""
     s = settings(library)
-    found = compute(library, check_files=False)
-    changes: list[str] = []
+    if found is None:
+        found = compute(library, check_files=False)
     with library.db.read() as conn:
         clean = _clean_runs(conn)
+    changes: list[HealthChange] = []
     for h in found:
         if h.verdict == "DRIFTING" and h.status in ("stable", "proposed"):
             reason = (
                 f"drifting: {h.failures} of {h.runs} runs failed in the last"
                 f" {s['window_days']:g} days ({h.failure_rate:.0%} > {s['fail']:.0%})"
             )
-            library.change_status(h.skill_id, "skill.deprecated", reason, alert="drifting")
-            changes.append(f"{h.name}: deprecated ({reason})")
+            changes.append(HealthChange(h.skill_id, h.name, "skill.deprecated", h.status, reason))
         elif h.status == "proposed" and clean.get(h.skill_id, 0) >= s["promote_after"]:
             reason = f"{clean[h.skill_id]} successes of v{h.version_no} and no failure"
-            library.change_status(h.skill_id, "skill.promoted", reason)
-            changes.append(f"{h.name}: promoted to stable ({reason})")
-    if changes:
-        found = compute(library)
-    return found, changes
+            changes.append(HealthChange(h.skill_id, h.name, "skill.promoted", h.status, reason))
+    return changes
+
+
+def apply(library: Library) -> tuple[list[SkillHealth], list[str]]:
+    """Compute health, then demote drifting skills and promote proven proposed ones (each an
+    event with the numbers as its reason). Returns the health and what changed."""
+    found = compute(library)
+    changes: list[str] = []
+    for change in plan(library, found):
+        extra = {"alert": "drifting"} if change.event_type == "skill.deprecated" else {}
+        library.change_status(change.skill_id, change.event_type, change.reason, **extra)
+        changes.append(change.describe())
+    return (compute(library) if changes else found), changes
+
+
+def recent_outcomes(library: Library, key: str | int, limit: int = 20) -> list[Outcome]:
+    """A skill's last `limit` recorded runs, newest first (one index range)."""
+    from store import catalog
+    from store.errors import LibrarianError
+
+    with library.db.read() as conn:
+        sid = catalog.resolve(conn, key)
+        if sid is None:
+            raise LibrarianError(f"no skill named {key!r}")
+        rows = conn.execute(
+            "SELECT seq, ts, actor, version_no, success, session_id, detail, inferred"
+            " FROM outcomes WHERE skill_id=? ORDER BY ts DESC, seq DESC LIMIT ?",
+            (sid, int(limit)),
+        ).fetchall()
+    return [
+        Outcome(int(r[0]), r[1], r[2], int(r[3]), bool(r[4]), r[5], r[6], bool(r[7])) for r in rows
+    ]
 
 
 def _clean_runs(conn: Any) -> dict[int, int]:
@@ -195,3 +305,117 @@ def _clean_runs(conn: Any) -> dict[int, int]:
         " ON s.skill_id = o.skill_id AND o.version_no = s.current_version GROUP BY o.skill_id"
     ).fetchall()
     return {int(r[0]): int(r[1]) for r in rows if int(r[2]) == 0}
+
+
+def first(library: Library, limit: int = 200) -> tuple[list[SkillHealth], dict[str, int]]:
+    """The `limit` worst skills and how many skills have each verdict, for a first look:
+    SQLite counts, judges and orders every skill (the same rules as `compute`), and only the
+    first rows become objects. Flags and trends are left out (`compute` has them); ties are
+    ordered by name alone, so `compute`'s order can differ among equally bad skills."""
+    s = settings(library)
+    now = datetime.fromisoformat(library.clock())
+    since = (now - timedelta(days=s["window_days"])).isoformat()
+    with paused_gc(), library.db.read() as conn:
+        source, where, params = _source(conn, since)
+        ranked = conn.execute(
+            f"""
+            WITH v AS (
+                SELECT skill_id, version_no, count(*) AS r, count(*) - sum(success) AS f
+                FROM {source} WHERE ts >= :since{where} GROUP BY skill_id, version_no),
+            t AS (SELECT skill_id, sum(r) AS r, sum(f) AS f FROM v GROUP BY skill_id),
+            j AS (
+                SELECT s.skill_id, s.name, s.status = 'retired' AS gone,
+                    CASE WHEN cv.r >= :min THEN cv.r ELSE coalesce(t.r, 0) END AS runs,
+                    CASE WHEN cv.r >= :min THEN cv.f ELSE coalesce(t.f, 0) END AS fails
+                FROM skills s LEFT JOIN t ON t.skill_id = s.skill_id
+                LEFT JOIN v cv ON cv.skill_id = s.skill_id AND cv.version_no = s.current_version
+                WHERE s.status != 'uninstalled'),
+            k AS (
+                SELECT skill_id, name, gone, runs, fails,
+                    CASE WHEN runs > 0 THEN fails * 1.0 / runs ELSE 0.0 END AS rate
+                FROM j)
+            SELECT skill_id, CASE WHEN runs = 0 THEN 3 WHEN runs < :min THEN 2
+                WHEN rate > :fail THEN 0 WHEN rate > :warn THEN 1 ELSE 2 END AS rank
+            FROM k ORDER BY gone, rank, rate DESC, name
+            """,
+            {
+                "since": since,
+                "min": s["min_runs"],
+                "fail": s["fail"],
+                "warn": s["warn"],
+                **params,
+            },
+        ).fetchall()
+        names = {rank: verdict for verdict, rank in VERDICT_ORDER.items()}
+        totals = dict.fromkeys(HEALTH_VERDICTS, 0)
+        for _sid, rank in ranked:
+            totals[names[rank]] += 1
+        chosen = [int(r[0]) for r in ranked[:limit]]
+        rows = _rows_for(conn, chosen, since, s)
+    return rows, totals
+
+
+def _rows_for(conn: Any, chosen: list[int], since: str, s: dict[str, float]) -> list[SkillHealth]:
+    """Health rows (no trend, no flags) for these skills, in this order."""
+    if not chosen:
+        return []
+    marks = ",".join("?" * len(chosen))
+    source = (
+        f"outcomes INDEXED BY {COVERING_INDEX}"
+        if conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type='index' AND name=?", (COVERING_INDEX,)
+        ).fetchone()
+        else "outcomes"
+    )
+    counts: dict[int, dict[int, list[int]]] = {}
+    for sid, version, runs, failures in conn.execute(
+        f"SELECT skill_id, version_no, count(*), count(*) - sum(success) FROM {source}"
+        f" WHERE skill_id IN ({marks}) AND ts >= ? GROUP BY skill_id, version_no",
+        (*chosen, since),
+    ):
+        counts.setdefault(int(sid), {})[int(version)] = [int(runs), int(failures)]
+    info = {
+        int(r[0]): r
+        for r in conn.execute(
+            "SELECT skill_id, name, status, current_version,"
+            " max(coalesce(last_success_at, ''), coalesce(last_failure_at, ''))"
+            f" FROM skills WHERE skill_id IN ({marks})",
+            chosen,
+        )
+    }
+    out = []
+    for sid in chosen:
+        _id, name, status, current, last_run = info[sid]
+        versions = counts.get(sid, {})
+        judged = versions.get(int(current))
+        if judged is not None and judged[0] >= s["min_runs"]:
+            runs, failures = judged[0], judged[1]
+        else:
+            runs = sum(c[0] for c in versions.values())
+            failures = sum(c[1] for c in versions.values())
+        out.append(
+            SkillHealth(
+                skill_id=sid,
+                name=name,
+                status=status,
+                version_no=int(current),
+                verdict=verdict(runs, failures, s),
+                runs=runs,
+                failures=failures,
+                failure_rate=round(failures / runs, 4) if runs else 0.0,
+                last_run=last_run,
+                trend=(),
+                versions=tuple(
+                    VersionHealth(
+                        version_no=v,
+                        runs=c[0],
+                        failures=c[1],
+                        failure_rate=round(c[1] / c[0], 4),
+                        verdict=verdict(c[0], c[1], s),
+                    )
+                    for v, c in sorted(versions.items())
+                ),
+                flags=(),
+            )
+        )
+    return out

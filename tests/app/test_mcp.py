@@ -67,8 +67,9 @@ def library_dir(
     """A copy of the demo with every node approved and consolidated into patterns."""
     target = tmp_path_factory.mktemp("mcp") / "library"
     shutil.copytree(demo_library_dir, target, ignore=shutil.ignore_patterns("models"))
-    # The server assembles no model of its own: it reads the demo's (read-only).
-    (target / "models").symlink_to(demo_library_dir / "models", target_is_directory=True)
+    # The server assembles no model of its own: it reads the tests' shared one (read-only;
+    # the demo folder itself may have been restored without its models meanwhile).
+    (target / "models").symlink_to(demo_library_dir.parent / "models", target_is_directory=True)
     with pytest.MonkeyPatch.context() as monkeypatch:
         isolate_home(monkeypatch, home)
         with Library(target, embedder=_embedder) as library:

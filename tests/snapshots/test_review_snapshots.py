@@ -1,5 +1,5 @@
-"""SVG snapshots of the review queue (nodes and drafts), the Sessions screen and the Patterns
-screen (pytest-textual-snapshot).
+"""SVG snapshots of the review queue (nodes and drafts), the Sessions, Patterns, Graph, Health,
+Lineage and Runbook screens (pytest-textual-snapshot).
 
 The states are the ones `python -m app.screenshots` draws (`app.screenshots.SHOTS`). As in
 `test_snapshots.py`: the demo is rebuilt at a fixed absolute path with a stepping clock and a
@@ -67,3 +67,23 @@ def test_patterns(snap: Snap, library: Library) -> None:
 def test_review_drafts(snap: Snap, library: Library) -> None:
     """The review queue switched to the drafts: the SKILL.md with its criteria and citations."""
     assert snap(library, "review-draft.svg")
+
+
+def test_graph(snap: Snap, library: Library) -> None:
+    """The drifting rollout: its dependencies, its dependents counted as the blast radius."""
+    assert snap(library, "graph.svg")
+
+
+def test_health(snap: Snap, library: Library) -> None:
+    """Skills worst first with sparklines and flags; the worst one's versions."""
+    assert snap(library, "health.svg")
+
+
+def test_lineage(snap: Snap, library: Library) -> None:
+    """The graduated skill: versions, status history, sessions → nodes → pattern → draft."""
+    assert snap(library, "lineage.svg")
+
+
+def test_runbook(snap: Snap, library: Library) -> None:
+    """The finished retirement run: seven recorded steps and the incident."""
+    assert snap(library, "runbook.svg")

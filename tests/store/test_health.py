@@ -105,3 +105,24 @@ def test_flags_missing_cited_files(lib: Library) -> None:
     flags = {h.name: h.flags for h in rows}
     assert "missing file: references/runbook.md" in flags["rollback"]
     assert not any(f.startswith("missing file") for f in flags["deploy"])
+
+
+def test_a_skill_is_judged_on_its_current_version_once_it_has_runs(
+    lib: Library, tmp_path: Path
+) -> None:
+    for _ in range(8):
+        lib.record_outcome("deploy", True)
+    write_skill(tmp_path / "skills", "deploy", "Deploy the API with a canary, faster.")
+    lib.scan([tmp_path / "skills"])
+    lib.record_outcome("deploy", False)
+    lib.record_outcome("deploy", False)
+    deploy = next(h for h in lib.health()[0] if h.name == "deploy")
+    assert (deploy.version_no, deploy.verdict, deploy.runs) == (2, "HEALTHY", 10)  # too few
+    lib.record_outcome("deploy", False)
+    deploy = next(h for h in lib.health()[0] if h.name == "deploy")
+    assert (deploy.verdict, deploy.runs, deploy.failures) == ("DRIFTING", 3, 3)
+    assert [(v.version_no, v.verdict) for v in deploy.versions] == [
+        (1, "HEALTHY"),
+        (2, "DRIFTING"),
+    ]
+    assert lib.health_first()[0][0].name == "deploy"

@@ -1,0 +1,553 @@
+"""Lineage: one skill's versions (newest first) beside the diff of the highlighted one with
+the version before it, and below, in tabs, its status history, its provenance chain (sessions
+→ nodes → pattern → draft → skill; enter on a node opens it in the Sessions DAG), its events
+and its runbook runs and incidents.
+
+Opened without a skill it shows the most recently graduated one (else the most recently
+changed). `/` picks another (a search over the catalog, LIMITed, so it stays quick at 50,000
+skills); `g` and `R` open the dependency graph and the runbook on the same skill. Everything
+is read in thread workers: one lineage read per skill, one diff per highlighted version.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar, cast
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.timer import Timer
+from textual.widgets import Footer, Header, Input, Label, Static, TabbedContent, TabPane
+from textual.worker import get_current_worker
+
+from app.messages import NodeGraphRequested, SkillScreenRequested
+from app.screens.base import LibrarianScreen
+from store.errors import LibrarianError
+from store.library import Library
+from store.models import Event, Lineage, SkillSummary
+from store.text import one_line
+from widgets.lineage_diff import LineageDiff
+from widgets.lineage_events import LineageEvents
+from widgets.lineage_panel import LineagePanel
+from widgets.lineage_provenance import LineageProvenance
+from widgets.lineage_text import history_table, runs_renderable
+from widgets.lineage_versions import LineageVersions
+from widgets.skill_table import SkillTable
+
+if TYPE_CHECKING:
+    from app.librarian_app import LibrarianApp
+
+#: Seconds the cursor must rest on a version before its diff is read.
+DIFF_DELAY = 0.05
+#: Events read per page.
+EVENTS_PAGE = 100
+#: Skills the picker lists at most.
+PICK_LIMIT = 200
+#: Tab ids by the key that shows them.
+TABS = {
+    "history": "lineage-tab-history",
+    "provenance": "lineage-tab-provenance",
+    "events": "lineage-tab-events",
+    "runs": "lineage-tab-runs",
+}
+
+
+@dataclass
+class LineageLoaded(Message):
+    """A skill's lineage (None: nothing to show, `error` says why when it is an error)."""
+
+    request: int
+    lineage: Lineage | None
+    error: str = ""
+
+
+@dataclass
+class DiffLoaded(Message):
+    skill_id: int
+    version_no: int
+    previous: int
+    diff: str
+
+
+@dataclass
+class EventsPageLoaded(Message):
+    skill_id: int
+    events: list[Event]
+    total: int
+
+
+@dataclass
+class PickerRows(Message):
+    text: str
+    rows: list[SkillSummary]
+
+
+class SkillPicker(ModalScreen[str | None]):
+    """Choose a skill by name: type to narrow the list, enter picks, escape cancels.
+
+    Dismisses with the skill's id (as text), or None."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="picker.cancel", tooltip="Close, change nothing"),
+        Binding(
+            "down",
+            "focus_list",
+            "List",
+            show=False,
+            id="picker.list",
+            tooltip="From the search field down into the list",
+        ),
+    ]
+
+    def __init__(self, library: Library, title: str = "Show the lineage of…") -> None:
+        super().__init__()
+        self.library = library
+        self._title = title
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="picker-box"):
+            yield Label(Text(self._title, style="bold"), id="picker-title")
+            yield Input(placeholder="skill name, status, root or description", id="picker-input")
+            yield SkillTable(id="picker-table")
+            yield Label(
+                Text("Enter picks · ↓ to the list · Escape cancels", style="dim"),
+                id="picker-hint",
+            )
+
+    def on_mount(self) -> None:
+        self.query_one(SkillTable).empty_text = "searching…"
+        self.query_one(Input).focus()
+        self.search("")
+
+    @work(thread=True, exclusive=True, group="lineage-pick", exit_on_error=False)
+    def search(self, text: str) -> None:
+        rows = self.library.list_skills(text, include_uninstalled=True, limit=PICK_LIMIT)
+        if not get_current_worker().is_cancelled:
+            self.post_message(PickerRows(text, rows))
+
+    def on_picker_rows(self, message: PickerRows) -> None:
+        if message.text != self.query_one(Input).value:
+            return  # typed on meanwhile: a newer search follows
+        table = self.query_one(SkillTable)
+        table.empty_text = "No skill matches." if message.text.strip() else "No skills."
+        table.set_rows(message.rows)
+
+    @on(Input.Changed, "#picker-input")
+    def _changed(self, event: Input.Changed) -> None:
+        self.search(event.value)
+
+    @on(Input.Submitted, "#picker-input")
+    def _submitted(self) -> None:
+        current = self.query_one(SkillTable).current
+        if current is None:
+            self.app.bell()
+        else:
+            self.dismiss(str(current.skill_id))
+
+    @on(SkillTable.Selected)
+    def _selected(self, event: SkillTable.Selected) -> None:
+        self.dismiss(str(event.skill_id))
+
+    def action_focus_list(self) -> None:
+        self.query_one(SkillTable).focus()
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class LineageScreen(LibrarianScreen):
+    """Versions on the left, the diff on the right, history / provenance / events / runs below.
+
+    | Key | Action |
+    | --- | --- |
+    | / | choose another skill |
+    | v, d | to the versions, to the diff |
+    | h, p, e, i | the status history, provenance, events, runs & incidents tab |
+    | enter (provenance) | open the node in the Sessions DAG (or the session, pattern, skill) |
+    | g, R | the skill in the dependency graph, in the retirement runbook |
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "slash",
+            "pick",
+            "Skill",
+            id="lineage.pick",
+            tooltip="Choose the skill whose lineage is shown",
+        ),
+        Binding(
+            "p",
+            "tab('provenance')",
+            "Provenance",
+            id="lineage.provenance",
+            tooltip="Sessions → nodes → pattern → draft → skill (enter opens a node)",
+        ),
+        Binding(
+            "h",
+            "tab('history')",
+            "History",
+            id="lineage.history",
+            tooltip="Every status change, from → to, with who and why",
+        ),
+        Binding(
+            "g",
+            "graph",
+            "Graph",
+            id="lineage.graph",
+            tooltip="The skill in the dependency graph, with its blast radius",
+        ),
+        Binding(
+            "R",
+            "runbook",
+            "Runbook",
+            id="lineage.runbook",
+            tooltip="The skill in the retirement runbook",
+        ),
+        Binding(
+            "e",
+            "tab('events')",
+            "Events",
+            show=False,
+            id="lineage.events",
+            tooltip="The skill's events, newest first",
+        ),
+        Binding(
+            "i",
+            "tab('runs')",
+            "Runs",
+            show=False,
+            id="lineage.runs",
+            tooltip="Runbook runs, incidents, successors",
+        ),
+        Binding(
+            "v",
+            "focus_versions",
+            "Versions",
+            show=False,
+            id="lineage.versions",
+            tooltip="To the versions list",
+        ),
+        Binding(
+            "d",
+            "focus_diff",
+            "Diff",
+            show=False,
+            id="lineage.diff",
+            tooltip="Scroll the diff",
+        ),
+    ]
+
+    def __init__(self, library: Library) -> None:
+        super().__init__(name="lineage")
+        self.library = library
+        self._key: str | int | None = None  # the skill asked for (None: the default one)
+        self._request = 0
+        self._lineage: Lineage | None = None
+        self._diffs: dict[tuple[int, int], str] = {}
+        self._diff_timer: Timer | None = None
+        self._diff_for: tuple[int, int] | None = None  # (skill id, version) shown or loading
+        self._paging = False
+
+    @property
+    def lineage(self) -> Lineage | None:
+        """The lineage shown (None before the first load, or in an empty library)."""
+        return self._lineage
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Vertical(id="lineage-body"):
+            yield Static(Text("loading…", style="dim"), id="lineage-title")
+            with Horizontal(id="lineage-upper"):
+                yield LineageVersions(id="lineage-versions")
+                yield LineageDiff(id="lineage-diff")
+            with TabbedContent(id="lineage-tabs", initial=TABS["provenance"]):
+                with TabPane("History", id=TABS["history"]):
+                    yield LineagePanel("No status changes.", id="lineage-history")
+                with TabPane("Provenance", id=TABS["provenance"]):
+                    yield LineageProvenance(id="lineage-provenance")
+                with TabPane("Events", id=TABS["events"]):
+                    yield LineageEvents(id="lineage-events")
+                with TabPane("Runs & incidents", id=TABS["runs"]):
+                    yield LineagePanel("No runs.", id="lineage-runs")
+            yield Static(id="lineage-status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = "Lineage"
+        versions = self.query_one(LineageVersions)
+        versions.empty_text = "loading…"
+        versions.focus()
+
+    def on_screen_resume(self) -> None:
+        # Shown (again): the skill may have changed meanwhile (a rescan, a runbook step).
+        self._load(self._key)
+
+    async def show_skill(self, skill: str) -> None:
+        """Show the lineage of `skill` (a name, id or path)."""
+        self._load(skill)
+
+    # -- workers (thread: the store blocks) ------------------------------------------
+
+    def _load(self, key: str | int | None) -> None:
+        self._key = key
+        self._request += 1
+        self.load_lineage(key, self._request)
+
+    @work(thread=True, exclusive=True, group="lineage-load", exit_on_error=False)
+    def load_lineage(self, key: str | int | None, request: int) -> None:
+        try:
+            if key is None:
+                key = self.library.lineage_default()
+            found = None if key is None else self.library.lineage(key, events_limit=EVENTS_PAGE)
+        except LibrarianError as exc:
+            self.post_message(LineageLoaded(request, None, str(exc)))
+            return
+        if not get_current_worker().is_cancelled:
+            self.post_message(LineageLoaded(request, found))
+
+    @work(thread=True, exclusive=True, group="lineage-diff", exit_on_error=False)
+    def load_diff(self, skill_id: int, version_no: int, previous: int) -> None:
+        diff = self.library.version_diff(skill_id, previous, version_no)
+        if not get_current_worker().is_cancelled:
+            self.post_message(DiffLoaded(skill_id, version_no, previous, diff))
+
+    @work(thread=True, exclusive=True, group="lineage-events", exit_on_error=False)
+    def load_events(self, skill_id: int, offset: int) -> None:
+        events: tuple[Event, ...] = ()
+        total = -1  # unknown: the read failed (reported as a worker error)
+        try:
+            events, total = self.library.skill_events(skill_id, limit=EVENTS_PAGE, offset=offset)
+        finally:
+            self.post_message(EventsPageLoaded(skill_id, list(events), total))
+
+    # -- the lineage -------------------------------------------------------------------
+
+    def on_lineage_loaded(self, message: LineageLoaded) -> None:
+        if message.request != self._request:
+            return  # another skill was asked for meanwhile
+        if message.error:
+            self.notify(one_line(message.error, 300), severity="error", timeout=8, markup=False)
+            if self._lineage is not None:
+                self._key = self._lineage.skill_id  # keep showing what was shown
+                self.loaded = True
+                return
+        found = message.lineage
+        before = self._lineage.skill_id if self._lineage is not None else None
+        same = found is not None and found.skill_id == before
+        if not same:
+            self._diffs.clear()
+            self._diff_for = None
+        self._lineage = found
+        if found is not None:
+            self._key = found.skill_id
+        self._draw(found, same)
+        self.loaded = True
+
+    def _draw(self, found: Lineage | None, same: bool) -> None:
+        versions = self.query_one(LineageVersions)
+        versions.empty_text = "No skill yet: scan a skills folder first." if found is None else ""
+        keep = versions.current.version_no if same and versions.current else None
+        versions.set_rows(found.versions if found else [], focus=keep)
+        self.query_one("#lineage-title", Static).update(self._title(found))
+        self.query_one("#lineage-history", LineagePanel).show(
+            history_table(found.history) if found else Text("")
+        )
+        self.query_one("#lineage-runs", LineagePanel).show(
+            runs_renderable(found) if found else Text("")
+        )
+        self.query_one(LineageProvenance).show(found)
+        events = self.query_one(LineageEvents)
+        events.show(list(found.events) if found else [], found.event_total if found else 0)
+        self._show_diff(0)
+        self._update_status()
+
+    def _title(self, found: Lineage | None) -> Text:
+        if found is None:
+            return Text("No skills in this library yet.", style="dim")
+        text = Text()
+        text.append(one_line(found.name, 80), style="bold")
+        text.append(f"  {found.status}  v{found.current_version}  ")
+        text.append(one_line(found.fs_path, 160), style="dim")
+        if found.superseded_by:
+            text.append("\nsuperseded by ", style="bold yellow")
+            text.append(", ".join(one_line(n, 60) for n in found.superseded_by))
+        if found.supersedes:
+            text.append("\nsupersedes ", style="bold")
+            text.append(", ".join(one_line(n, 60) for n in found.supersedes))
+        text.append("\n")
+        text.append(one_line(found.provenance.note, 300), style="italic")
+        return text
+
+    # -- the diff ----------------------------------------------------------------------
+
+    @on(LineageVersions.Highlighted)
+    def _version_highlighted(self) -> None:
+        self._show_diff(DIFF_DELAY)
+
+    @on(LineageVersions.Selected)
+    def _version_selected(self) -> None:
+        self.query_one(LineageDiff).focus()
+
+    def _show_diff(self, delay: float) -> None:
+        """Show the highlighted version's diff now if it is known, else read it after
+        `delay` (the cursor may move on before)."""
+        versions = self.query_one(LineageVersions)
+        current, found = versions.current, self._lineage
+        view = self.query_one(LineageDiff)
+        wanted = (found.skill_id, current.version_no) if found and current else None
+        if wanted is not None and wanted == self._diff_for:
+            return  # shown, or on its way
+        if self._diff_timer is not None:
+            self._diff_timer.stop()
+            self._diff_timer = None
+        self._diff_for = wanted
+        if current is None or found is None:
+            view.show("", None)
+            return
+        previous = versions.previous_of(current.version_no)
+        title = (
+            f"v{previous} → v{current.version_no}"
+            if previous
+            else f"v{current.version_no}: the first version"
+        )
+        cached = self._diffs.get((found.skill_id, current.version_no))
+        view.show(title, cached)
+        if cached is None:
+            sid, number = found.skill_id, current.version_no
+            if delay:
+                self._diff_timer = self.set_timer(
+                    delay, lambda: self.load_diff(sid, number, previous)
+                )
+            else:
+                self.load_diff(sid, number, previous)
+
+    def on_diff_loaded(self, message: DiffLoaded) -> None:
+        self._diffs[(message.skill_id, message.version_no)] = message.diff
+        current = self.query_one(LineageVersions).current
+        if (
+            self._lineage is not None
+            and self._lineage.skill_id == message.skill_id
+            and current is not None
+            and current.version_no == message.version_no
+        ):
+            self.query_one(LineageDiff).show(self.query_one(LineageDiff).title, message.diff)
+            self._update_status()
+
+    # -- events and provenance ---------------------------------------------------------
+
+    @on(LineageEvents.MoreWanted)
+    def _more_events(self, message: LineageEvents.MoreWanted) -> None:
+        if self._lineage is not None and not self._paging:
+            self._paging = True
+            self.load_events(self._lineage.skill_id, message.offset)
+
+    def on_events_page_loaded(self, message: EventsPageLoaded) -> None:
+        self._paging = False
+        if message.total < 0:
+            return
+        if self._lineage is not None and self._lineage.skill_id == message.skill_id:
+            self.query_one(LineageEvents).extend(message.events, message.total)
+            self._update_status()
+
+    @on(LineageProvenance.Chosen)
+    async def _provenance_chosen(self, message: LineageProvenance.Chosen) -> None:
+        item = message.item
+        app = cast("LibrarianApp", self.app)
+        if item.kind == "node" and item.node is not None:
+            self.post_message(NodeGraphRequested(item.node))
+        elif item.kind == "session":
+            await app.open_session(item.key)
+        elif item.kind == "pattern":
+            await app.show_pattern(item.key)
+        elif item.kind == "skill":
+            await app.show_skill(int(item.key))
+        else:
+            self.app.bell()
+
+    # -- actions -----------------------------------------------------------------------
+
+    def action_pick(self) -> None:
+        def picked(key: str | None) -> None:
+            if key:
+                self._load(int(key) if key.isdigit() else key)
+                self.query_one(LineageVersions).focus()
+
+        self.app.push_screen(SkillPicker(self.library), picked)
+
+    def action_tab(self, tab: str) -> None:
+        tabs = self.query_one(TabbedContent)
+        tabs.active = TABS[tab]
+        target = {
+            "history": "#lineage-history",
+            "provenance": "#lineage-provenance",
+            "events": "#lineage-events",
+            "runs": "#lineage-runs",
+        }[tab]
+        self.query_one(target).focus()
+
+    def action_focus_versions(self) -> None:
+        self.query_one(LineageVersions).focus()
+
+    def action_focus_diff(self) -> None:
+        self.query_one(LineageDiff).focus()
+
+    def _other_screen(self, mode: str) -> None:
+        if self._lineage is None:
+            self.app.bell()
+            return
+        self.post_message(SkillScreenRequested(mode, self._lineage.name))
+
+    def action_graph(self) -> None:
+        self._other_screen("graph")
+
+    def action_runbook(self) -> None:
+        self._other_screen("runbook")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # None greys the binding out instead of hiding it.
+        if action in ("graph", "runbook", "tab") and self._lineage is None:
+            return None
+        return True
+
+    # -- status line -------------------------------------------------------------------
+
+    def _update_status(self) -> None:
+        found = self._lineage
+        text = Text()
+        if found is None:
+            text.append("no skill", style="dim")
+        else:
+            events = self.query_one(LineageEvents)
+            counts = [
+                (len(found.versions), "version"),
+                (len(found.history), "status event"),
+                (found.event_total, "event"),
+                (len(found.runs), "runbook run"),
+                (len(found.incidents), "incident"),
+            ]
+            text.append(
+                " · ".join(f"{n:,} {word}{'s' if n != 1 else ''}" for n, word in counts),
+                style="bold",
+            )
+            if events.has_more:
+                text.append(f"  ·  {len(events.rows):,} events loaded", style="dim")
+            diff = self.query_one(LineageDiff).diff
+            if diff:
+                added, removed = _changed_lines(diff)
+                text.append(f"  ·  +{added} −{removed} lines", style="dim")
+        self.query_one("#lineage-status", Static).update(text)
+
+
+def _changed_lines(diff: str) -> tuple[int, int]:
+    added = removed = 0
+    for line in diff.splitlines():
+        if line.startswith("+") and not line.startswith("+++ "):
+            added += 1
+        elif line.startswith("-") and not line.startswith("--- "):
+            removed += 1
+    return added, removed

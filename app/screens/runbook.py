@@ -1,0 +1,469 @@
+"""The retirement runbook: runs on the left (open ones first), the selected run's seven steps
+with progress, and the highlighted step's record or plan below them.
+
+`r` does the run's next step: the step's plan (what it will do, from the library as it is
+now) is shown in a confirmation first; steps 5 and 7 ask their inputs (a successor or "no
+replacement"; cause, scope and the regression case) and are planned again with them before
+the confirmation. Every step is done in a worker, as one transaction with its event, so
+closing the app (or a crash) leaves the run before or after a step; it resumes here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.widgets import DataTable, Footer, Header, Input, Label, OptionList, Select, Static
+from textual.widgets.option_list import Option
+from textual.worker import get_current_worker
+
+from app.messages import SkillScreenRequested
+from app.screens.base import LibrarianScreen
+from app.screens.review import TextPrompt
+from store.errors import LibrarianError
+from store.library import Library
+from store.models import Incident, Run, StepPlan
+from store.text import one_line
+from widgets.runbook_text import RUN_STYLE, run_header, step_detail, step_line
+
+
+@dataclass
+class RunsLoaded(Message):
+    runs: list[Run]
+    select: str | None
+
+
+@dataclass
+class RunLoaded(Message):
+    run: Run
+    plan: StepPlan | None
+    incident: Incident | None
+
+
+@dataclass
+class StepPlanned(Message):
+    """A plan made with the step's inputs, ready for confirmation."""
+
+    plan: StepPlan
+    inputs: dict[str, str]
+
+
+@dataclass
+class RunbookFailed(Message):
+    error: str
+    select: str | None = None  # reload the runs, keeping this one selected
+
+
+@dataclass
+class RunChanged(Message):
+    """A step, a start or an abandon was written: reload, selecting `run_id`."""
+
+    run_id: str
+    done: str = ""  # what to tell the user
+
+
+class StepInputs(ModalScreen[dict[str, str] | None]):
+    """The inputs of step 5 (repair or replace) or step 7 (the incident)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="runbook.inputs.cancel", tooltip="Change nothing"),
+    ]
+
+    def __init__(self, plan: StepPlan, defaults: dict[str, str]) -> None:
+        super().__init__()
+        self.plan = plan
+        self.defaults = defaults
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="runbook-inputs"):
+            yield Label(
+                Text(f"Step {self.plan.step}/7 · {self.plan.title}", style="bold"),
+                id="runbook-inputs-title",
+            )
+            if self.plan.waiting:
+                yield Label(Text(one_line(self.plan.waiting, 300), style="yellow"))
+            if self.plan.name == "repair":
+                yield Select(
+                    [
+                        ("Name a successor skill", "successor"),
+                        ("Use the repaired version (edit SKILL.md, rescan)", "repaired"),
+                        ("No replacement", "none"),
+                    ],
+                    value="successor",
+                    allow_blank=False,
+                    id="repair-mode",
+                )
+                yield Input(placeholder="successor skill name", id="input-successor")
+                yield Input(placeholder="note (optional)", id="input-note")
+            else:
+                yield Label(Text("cause", style="dim"))
+                yield Input(value=self.defaults.get("cause", ""), id="input-cause")
+                yield Label(Text("scope (empty: computed from the steps)", style="dim"))
+                yield Input(value=self.defaults.get("scope", ""), id="input-scope")
+                yield Label(Text("regression case to test for", style="dim"))
+                yield Input(value=self.defaults.get("regression", ""), id="input-regression")
+            yield Label(
+                Text("enter: plan it (then confirm) · escape: cancel", style="dim"),
+                id="runbook-inputs-hint",
+            )
+
+    def on_mount(self) -> None:
+        self.query(Input).first().focus()
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        values = {i.id.removeprefix("input-"): i.value.strip() for i in self.query(Input) if i.id}
+        if self.plan.name == "repair":
+            mode = self.query_one("#repair-mode", Select).value
+            if mode != "successor":
+                values["successor"] = ""
+                values["mode"] = str(mode)
+        self.dismiss({k: v for k, v in values.items() if v})
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class StepConfirm(ModalScreen[bool]):
+    """What the step will do; y or enter does it, n or escape does not."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y,enter", "confirm", "Do it", id="runbook.confirm.yes", tooltip="Do the step"),
+        Binding("n,escape", "cancel", "Cancel", id="runbook.confirm.no", tooltip="Not now"),
+    ]
+
+    def __init__(self, plan: StepPlan) -> None:
+        super().__init__()
+        self.plan = plan
+
+    def compose(self) -> ComposeResult:
+        text = Text()
+        text.append(f"Step {self.plan.step}/7 · {self.plan.title}\n\n", style="bold")
+        for action in self.plan.actions:
+            text.append("  will: ", style="dim")
+            text.append(one_line(action, 300) + "\n")
+        text.append("\nIt is recorded as an event. ", style="dim")
+        text.append("y / enter: do it · n / escape: not now", style="bold")
+        with Vertical(id="runbook-confirm"):
+            yield Static(text)
+
+    def action_confirm(self) -> None:
+        self.dismiss(True)
+
+    def action_cancel(self) -> None:
+        self.dismiss(False)
+
+
+class RunbookScreen(LibrarianScreen):
+    """Runbook runs and the selected run's steps.
+
+    | Key | Action |
+    | --- | --- |
+    | r | do the next step (shows what it will do first) |
+    | n | start a run for a skill (or reopen its open run) |
+    | A | abandon the open run (asks a reason) |
+    | o | open runs only / all runs |
+    | g, l | the skill's dependency graph, its lineage |
+    | tab | between the runs and the steps (the highlighted step's record shows below) |
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "r",
+            "do_step",
+            "Do step",
+            id="runbook.step",
+            tooltip="Show what the next step will do, then do it",
+        ),
+        Binding(
+            "n",
+            "new_run",
+            "New run",
+            id="runbook.new",
+            tooltip="Start the retirement runbook for a skill (or reopen its open run)",
+        ),
+        Binding("A", "abandon", "Abandon", id="runbook.abandon", tooltip="Abandon the open run"),
+        Binding("o", "toggle_all", "All runs", id="runbook.all", tooltip="Open runs only / all"),
+        Binding("g", "graph", "Graph", id="runbook.graph", tooltip="The skill's dependency graph"),
+        Binding("l", "lineage", "Lineage", id="runbook.lineage", tooltip="The skill's lineage"),
+    ]
+
+    def __init__(self, library: Library) -> None:
+        super().__init__(name="runbook")
+        self.library = library
+        self.show_all = True
+        self.runs: list[Run] = []
+        self.run: Run | None = None
+        self.plan: StepPlan | None = None
+        self.incident: Incident | None = None
+        self._busy = False
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="runbook-body"):
+            with Vertical(id="runbook-left"):
+                yield DataTable(id="run-table", cursor_type="row", zebra_stripes=True)
+                yield Static(id="runbook-status")
+            with Vertical(id="runbook-right"):
+                yield Static(id="run-head")
+                yield OptionList(id="run-steps")
+                with VerticalScroll(id="run-detail-box"):
+                    yield Static(id="run-detail")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = "Retirement runbook"
+        table = self.query_one("#run-table", DataTable)
+        table.add_columns("status", "skill", "step", "updated")
+        table.focus()
+        self.load_runs()
+
+    def on_screen_resume(self) -> None:
+        if self.loaded:
+            self.load_runs(self.run.run_id if self.run else None)
+
+    # -- workers -----------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="runbook-list", exit_on_error=False)
+    def load_runs(self, select: str | None = None) -> None:
+        runs = self.library.runs(status=None if self.show_all else "open")
+        if not get_current_worker().is_cancelled:
+            self.post_message(RunsLoaded(runs, select))
+
+    @work(thread=True, exclusive=True, group="runbook-run", exit_on_error=False)
+    def load_run(self, run_id: str) -> None:
+        run = self.library.run(run_id)
+        plan = self.library.plan_step(run_id) if run.next_step is not None else None
+        incident = next(
+            (i for i in self.library.incidents(run.skill_name) if i.run_id == run_id), None
+        )
+        if not get_current_worker().is_cancelled:
+            self.post_message(RunLoaded(run, plan, incident))
+
+    @work(thread=True, group="runbook-write", exit_on_error=False)
+    def plan_with(self, run_id: str, inputs: dict[str, str]) -> None:
+        try:
+            plan = self.library.plan_step(run_id, **inputs)
+        except LibrarianError as exc:
+            self.post_message(RunbookFailed(str(exc)))
+            return
+        self.post_message(StepPlanned(plan, inputs))
+
+    @work(thread=True, group="runbook-write", exit_on_error=False)
+    def execute(self, run_id: str, step: int, inputs: dict[str, str]) -> None:
+        try:
+            run = self.library.run_step(run_id, step, **inputs)
+        except LibrarianError as exc:
+            self.post_message(RunbookFailed(str(exc), run_id))
+            return
+        self.post_message(RunChanged(run_id, f"step {step} done: {run.steps[step - 1].summary}"))
+
+    @work(thread=True, group="runbook-write", exit_on_error=False)
+    def start(self, skill: str, reason: str) -> None:
+        try:
+            run = self.library.open_run(skill) or self.library.start_run(skill, reason)
+        except LibrarianError as exc:
+            self.post_message(RunbookFailed(str(exc)))
+            return
+        self.post_message(RunChanged(run.run_id, f"{run.run_id}: runbook for {run.skill_name}"))
+
+    @work(thread=True, group="runbook-write", exit_on_error=False)
+    def abandon(self, run_id: str, reason: str) -> None:
+        try:
+            self.library.abandon_run(run_id, reason)
+        except LibrarianError as exc:
+            self.post_message(RunbookFailed(str(exc)))
+            return
+        self.post_message(RunChanged(run_id, f"abandoned {run_id}"))
+
+    # -- messages ----------------------------------------------------------------------
+
+    def on_runs_loaded(self, message: RunsLoaded) -> None:
+        self.runs = message.runs
+        table = self.query_one("#run-table", DataTable)
+        table.clear()
+        for run in self.runs:
+            table.add_row(
+                Text(run.status, style=RUN_STYLE.get(run.status, "")),
+                Text(one_line(run.skill_name, 40)),
+                f"{run.step}/7",
+                run.updated_at[:10],
+                key=run.run_id,
+            )
+        status = self.query_one("#runbook-status", Static)
+        open_runs = sum(1 for r in self.runs if r.status == "open")
+        status.update(
+            Text(
+                f"{len(self.runs)} runs, {open_runs} open"
+                + ("" if self.show_all else " (open only: o shows all)")
+            )
+        )
+        if not self.runs:
+            self.run = None
+            self.query_one("#run-head", Static).update(
+                Text(
+                    "No runbook runs. Press n to retire a skill, or R on the Health or Graph"
+                    " screen.",
+                    style="dim",
+                )
+            )
+            self.query_one("#run-steps", OptionList).clear_options()
+            self.query_one("#run-detail", Static).update("")
+            self.loaded = True
+            return
+        wanted = message.select or (self.run.run_id if self.run else None)
+        index = next((i for i, r in enumerate(self.runs) if r.run_id == wanted), 0)
+        table.move_cursor(row=index)
+        self.load_run(self.runs[index].run_id)
+
+    def on_run_loaded(self, message: RunLoaded) -> None:
+        self.run, self.plan, self.incident = message.run, message.plan, message.incident
+        run = message.run
+        self.query_one("#run-head", Static).update(run_header(run, message.incident))
+        steps = self.query_one("#run-steps", OptionList)
+        highlighted = steps.highlighted
+        steps.clear_options()
+        steps.add_options(
+            [Option(step_line(run, s, message.plan), id=str(s.step)) for s in run.steps]
+        )
+        target = (run.next_step or 7) - 1 if highlighted is None else highlighted
+        steps.highlighted = target
+        self._show_step(target)
+        self.sub_title = f"Retirement runbook · {one_line(run.skill_name, 60)}"
+        self.loaded = True
+
+    def on_step_planned(self, message: StepPlanned) -> None:
+        if message.plan.waiting:
+            self.notify(one_line(message.plan.waiting, 300), severity="warning", markup=False)
+            return
+        self.app.push_screen(
+            StepConfirm(message.plan),
+            lambda ok: self._confirmed(bool(ok), message.plan, message.inputs),
+        )
+
+    def on_runbook_failed(self, message: RunbookFailed) -> None:
+        self.notify(one_line(message.error, 300), severity="error", markup=False, timeout=8)
+        if message.select:
+            self.load_runs(message.select)
+
+    def on_run_changed(self, message: RunChanged) -> None:
+        if message.done:
+            self.notify(one_line(message.done, 300), markup=False, timeout=6)
+        self.query_one("#run-steps", OptionList).highlighted = None
+        self.load_runs(message.run_id)
+
+    @on(DataTable.RowHighlighted, "#run-table")
+    def _run_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        key = event.row_key.value if event.row_key is not None else None
+        if key and (self.run is None or self.run.run_id != key):
+            self.query_one("#run-steps", OptionList).highlighted = None
+            self.load_run(str(key))
+
+    @on(OptionList.OptionHighlighted, "#run-steps")
+    def _step_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        self._show_step(event.option_index)
+
+    def _show_step(self, index: int) -> None:
+        if self.run is None or not 0 <= index < 7:
+            return
+        detail = step_detail(self.run, self.run.steps[index], self.plan, self.incident)
+        self.query_one("#run-detail", Static).update(detail)
+
+    # -- actions -----------------------------------------------------------------------
+
+    def action_do_step(self) -> None:
+        run, plan = self.run, self.plan
+        if run is None or plan is None or run.next_step is None:
+            self.notify("no step to do: choose an open run", severity="warning")
+            return
+        if plan.name in ("repair", "incident"):
+            defaults = {"cause": run.reason}
+            regression = next(
+                (a for a in plan.actions if a.startswith("regression case: ")), ""
+            ).removeprefix("regression case: ")
+            defaults["regression"] = regression
+            self.app.push_screen(StepInputs(plan, defaults), self._inputs_given)
+            return
+        self.plan_with(run.run_id, {})
+
+    def _inputs_given(self, inputs: dict[str, str] | None) -> None:
+        if inputs is not None and self.run is not None:
+            self.plan_with(self.run.run_id, inputs)
+
+    def _confirmed(self, ok: bool, plan: StepPlan, inputs: dict[str, str]) -> None:
+        if ok:
+            self.execute(plan.run_id, plan.step, inputs)
+
+    def action_new_run(self) -> None:
+        self.app.push_screen(
+            TextPrompt("Retire which skill?", placeholder="skill name"),
+            self._skill_given,
+        )
+
+    def _skill_given(self, skill: str | None) -> None:
+        if skill and skill.strip():
+            self._ask_reason(skill.strip())
+
+    def _ask_reason(self, skill: str) -> None:
+        self.app.push_screen(
+            TextPrompt(
+                f"Why is {one_line(skill, 60)} being retired?",
+                placeholder="reason (recorded with every step)",
+                hint="An open run for the skill is reopened instead.",
+            ),
+            lambda reason: self._reason_given(skill, reason),
+        )
+
+    def _reason_given(self, skill: str, reason: str | None) -> None:
+        if reason is not None:
+            self.start(skill, reason)
+
+    def action_abandon(self) -> None:
+        run = self.run
+        if run is None or run.status != "open":
+            self.notify("only an open run can be abandoned", severity="warning")
+            return
+        self.app.push_screen(
+            TextPrompt(f"Abandon {run.run_id}: why?", placeholder="reason"),
+            lambda reason: self._abandon_reason(run.run_id, reason),
+        )
+
+    def _abandon_reason(self, run_id: str, reason: str | None) -> None:
+        if reason:
+            self.abandon(run_id, reason)
+
+    def action_toggle_all(self) -> None:
+        self.show_all = not self.show_all
+        self.load_runs(self.run.run_id if self.run else None)
+
+    def action_graph(self) -> None:
+        if self.run is not None:
+            self.post_message(SkillScreenRequested("graph", self.run.skill_name))
+
+    def action_lineage(self) -> None:
+        if self.run is not None:
+            self.post_message(SkillScreenRequested("lineage", self.run.skill_name))
+
+    async def show_skill(self, skill: str) -> None:
+        """The skill's open (or latest) run; with none, ask why and start one."""
+        found = [r for r in self.runs if r.skill_name == skill]
+        if not found:
+            found = await self._runs_of(skill)
+        if found:
+            self.load_runs(found[0].run_id)
+        else:
+            self._ask_reason(skill)
+
+    async def _runs_of(self, skill: str) -> list[Run]:
+        worker = self.run_worker(
+            lambda: self.library.runs(skill=skill), thread=True, exit_on_error=False
+        )
+        result = await worker.wait()
+        return list(result or [])

@@ -1,0 +1,190 @@
+"""The Runbook screen, driven with Pilot over a copy of the demo: start a run, see each
+step's plan before it is done, give step 5 and 7 their inputs, leave and come back (the run
+resumes), and the quarantine reaches suggest."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import AsyncIterator
+
+import pytest
+from rich.console import Console, RenderableType
+from textual.pilot import Pilot
+from textual.widgets import Input, OptionList, Select, Static
+
+from app.factory import make_app
+from app.screens.review import TextPrompt
+from app.screens.runbook import RunbookScreen, StepConfirm, StepInputs
+from app.screenshots import settle
+from store.library import Library
+from store.verify import verify
+
+SKILL = "release-notes"
+
+
+@pytest.fixture
+async def pilot(demo_library: Library) -> AsyncIterator[Pilot[int]]:
+    app = make_app(demo_library, watch=False, warm=False, show_timings=False)
+    async with app.run_test(size=(150, 44)) as pilot:
+        await settle(pilot)
+        await pilot.press("8")
+        await settle(pilot)
+        yield pilot
+
+
+def screen(pilot: Pilot[int]) -> RunbookScreen:
+    found = pilot.app.get_screen("runbook")
+    assert isinstance(found, RunbookScreen)
+    return found
+
+
+def plain(renderable: RenderableType) -> str:
+    console = Console(file=io.StringIO(), width=300, color_system=None)
+    with console.capture() as captured:
+        console.print(renderable)
+    return captured.get()
+
+
+def shown(pilot: Pilot[int], selector: str) -> str:
+    return plain(screen(pilot).query_one(selector, Static).render())  # type: ignore[arg-type]
+
+
+def errors(pilot: Pilot[int]) -> list[str]:
+    return [n.message for n in pilot.app._notifications if n.severity == "error"]
+
+
+async def answer(pilot: Pilot[int], text: str) -> None:
+    prompt = pilot.app.screen
+    assert isinstance(prompt, TextPrompt)
+    prompt.query_one(Input).value = text
+    await pilot.press("enter")
+    await settle(pilot)
+
+
+async def do_step(pilot: Pilot[int], expect: str) -> None:
+    """r, read the plan in the confirmation, y."""
+    await pilot.press("r")
+    await settle(pilot)
+    confirm = pilot.app.screen
+    assert isinstance(confirm, StepConfirm)
+    assert expect in " ".join(confirm.plan.actions)
+    await pilot.press("y")
+    await settle(pilot)
+
+
+async def test_a_run_from_start_to_incident(pilot: Pilot[int], demo_library: Library) -> None:
+    assert screen(pilot).loaded
+    await pilot.press("n")
+    await answer(pilot, SKILL)
+    await answer(pilot, "notes promised a fix that never shipped")
+    run = screen(pilot).run
+    assert run is not None
+    assert run.skill_name == SKILL
+    assert run.next_step == 1
+    assert "will: mark release-notes retired" in shown(pilot, "#run-detail")
+
+    await do_step(pilot, "mark release-notes retired (it is stable)")
+    assert demo_library.get_skill(SKILL).summary.status == "retired"
+    assert SKILL not in [h.name for h in demo_library.suggest("write release notes", limit=10)]
+    await do_step(pilot, "record the blast radius")
+    await do_step(pilot, "deprecate release-checklist (now stable)")
+    await do_step(pilot, "record the sessions that used release-notes")
+    steps = screen(pilot).query_one(OptionList)
+    assert plain(steps.get_option_at_index(3).prompt).startswith(" ✓ 4 Audit recent invocations")
+
+    # step 5: the inputs first; an unknown successor is refused and nothing changes
+    await pilot.press("r")
+    await settle(pilot)
+    inputs = pilot.app.screen
+    assert isinstance(inputs, StepInputs)
+    inputs.query_one("#input-successor", Input).value = "no-such-skill"
+    inputs.query_one("#input-successor", Input).focus()
+    await pilot.press("enter")
+    await settle(pilot)
+    assert any("no skill named 'no-such-skill'" in e for e in errors(pilot))
+    assert demo_library.run(run.run_id).step == 4
+
+    await pilot.press("r")
+    await settle(pilot)
+    inputs = pilot.app.screen
+    assert isinstance(inputs, StepInputs)
+    inputs.query_one("#input-successor", Input).value = "changelog-writing"
+    inputs.query_one("#input-successor", Input).focus()
+    await pilot.press("enter")
+    await settle(pilot)
+    confirm = pilot.app.screen
+    assert isinstance(confirm, StepConfirm)
+    assert "name changelog-writing the successor" in confirm.plan.actions[0]
+    await pilot.press("n")  # not now: nothing is done
+    await settle(pilot)
+    assert demo_library.run(run.run_id).step == 4
+
+    # leave the screen and come back: the run is where it stopped
+    await pilot.press("3")
+    await settle(pilot)
+    await pilot.press("8")
+    await settle(pilot)
+    current = screen(pilot).run
+    assert current is not None
+    assert current.run_id == run.run_id
+    assert current.next_step == 5
+
+    await pilot.press("r")
+    await settle(pilot)
+    inputs = pilot.app.screen
+    assert isinstance(inputs, StepInputs)
+    inputs.query_one("#repair-mode", Select).value = "none"
+    inputs.query_one("#input-note", Input).value = "the changelog is enough"
+    inputs.query_one("#input-note", Input).focus()
+    await pilot.press("enter")
+    await settle(pilot)
+    assert isinstance(pilot.app.screen, StepConfirm)
+    await pilot.press("y")
+    await settle(pilot)
+    await do_step(pilot, "nothing to re-promote: no repair or successor")
+
+    await pilot.press("r")
+    await settle(pilot)
+    inputs = pilot.app.screen
+    assert isinstance(inputs, StepInputs)
+    assert inputs.query_one("#input-cause", Input).value == (
+        "notes promised a fix that never shipped"
+    )
+    inputs.query_one("#input-regression", Input).value = "notes list only merged changes"
+    inputs.query_one("#input-regression", Input).focus()
+    await pilot.press("enter")
+    await settle(pilot)
+    await pilot.press("y")
+    await settle(pilot)
+    done = screen(pilot).run
+    assert done is not None
+    assert done.status == "done"
+    assert "incident inc-" in shown(pilot, "#run-head")
+    assert "regression case: notes list only merged changes" in shown(pilot, "#run-detail")
+    [incident] = demo_library.incidents(SKILL)
+    assert incident.regression == "notes list only merged changes"
+    assert verify(demo_library).ok
+
+
+async def test_show_skill_reopens_its_run_and_abandon_needs_a_reason(
+    pilot: Pilot[int], demo_library: Library
+) -> None:
+    run = demo_library.start_run(SKILL, "tone")
+    demo_library.run_step(run.run_id, 1)
+    await pilot.press("3")
+    await settle(pilot)
+    await pilot.app.open_skill_screen("runbook", SKILL)  # type: ignore[attr-defined]
+    await settle(pilot)
+    current = screen(pilot).run
+    assert current is not None
+    assert current.run_id == run.run_id
+    assert current.step == 1
+    await pilot.press("A")
+    await answer(pilot, "")
+    assert demo_library.run(run.run_id).status == "open"
+    await pilot.press("A")
+    await answer(pilot, "handled by hand")
+    assert demo_library.run(run.run_id).status == "abandoned"
+    await pilot.press("o")  # open runs only: none left
+    await settle(pilot)
+    assert "No runbook runs" in shown(pilot, "#run-head")
