@@ -156,7 +156,10 @@ async def review_draft(pilot: Pilot[Any]) -> None:
 
 
 async def graph(pilot: Pilot[Any]) -> None:
-    """The drifting kubernetes-rollout: what it needs, and the skills that need it."""
+    """The drifting kubernetes-rollout: what it needs, and the skills that need it (reached
+    from the graph's default skill, which `backspace` goes back to)."""
+    await settle(pilot)
+    await pilot.press("4")
     await settle(pilot)
     app = pilot.app
     assert isinstance(app, LibrarianApp)
