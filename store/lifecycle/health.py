@@ -92,14 +92,6 @@ def _compute(library: Library, check_files: bool, trend: bool) -> list[SkillHeal
     out: list[SkillHealth] = []
     for sid, name, status, current, folder, last_used, installed, last_run in skills:
         versions = counts.get(sid, {})
-        judged = versions.get(int(current))
-        if judged is not None and judged[0] >= s["min_runs"]:
-            # The current version has enough runs of its own: it is what agents get now, so
-            # old versions' runs neither mask a broken edit nor drag down a repair.
-            runs, failures = judged[0], judged[1]
-        else:
-            runs = sum(c[0] for c in versions.values())
-            failures = sum(c[1] for c in versions.values())
         flags: list[str] = []
         last = max(last_run, last_used or "")
         if (last or installed or "") < idle_before:
@@ -109,28 +101,12 @@ def _compute(library: Library, check_files: bool, trend: bool) -> list[SkillHeal
         if sid in bodies:
             flags += [f"missing file: {f}" for f in _missing_files(folder, bodies[sid])]
         out.append(
-            SkillHealth(
-                skill_id=sid,
-                name=name,
-                status=status,
-                version_no=int(current),
-                verdict=verdict(runs, failures, s),
-                runs=runs,
-                failures=failures,
-                failure_rate=round(failures / runs, 4) if runs else 0.0,
-                last_run=last_run,
-                trend=trends.get(sid, no_runs),
-                versions=tuple(
-                    VersionHealth(
-                        version_no=v,
-                        runs=c[0],
-                        failures=c[1],
-                        failure_rate=round(c[1] / c[0], 4),
-                        verdict=verdict(c[0], c[1], s),
-                    )
-                    for v, c in sorted(versions.items())
-                ),
-                flags=tuple(flags),
+            _health(
+                (sid, name, status, int(current), last_run),
+                versions,
+                s,
+                trends.get(sid, no_runs),
+                tuple(flags),
             )
         )
     # Retired skills are never served again: their health is history, listed last.
@@ -383,39 +359,49 @@ def _rows_for(conn: Any, chosen: list[int], since: str, s: dict[str, float]) -> 
             chosen,
         )
     }
-    out = []
-    for sid in chosen:
-        _id, name, status, current, last_run = info[sid]
-        versions = counts.get(sid, {})
-        judged = versions.get(int(current))
-        if judged is not None and judged[0] >= s["min_runs"]:
-            runs, failures = judged[0], judged[1]
-        else:
-            runs = sum(c[0] for c in versions.values())
-            failures = sum(c[1] for c in versions.values())
-        out.append(
-            SkillHealth(
-                skill_id=sid,
-                name=name,
-                status=status,
-                version_no=int(current),
-                verdict=verdict(runs, failures, s),
-                runs=runs,
-                failures=failures,
-                failure_rate=round(failures / runs, 4) if runs else 0.0,
-                last_run=last_run,
-                trend=(),
-                versions=tuple(
-                    VersionHealth(
-                        version_no=v,
-                        runs=c[0],
-                        failures=c[1],
-                        failure_rate=round(c[1] / c[0], 4),
-                        verdict=verdict(c[0], c[1], s),
-                    )
-                    for v, c in sorted(versions.items())
-                ),
-                flags=(),
+    return [
+        _health((sid, *info[sid][1:4], info[sid][4]), counts.get(sid, {}), s, (), ())
+        for sid in chosen
+    ]
+
+
+def _health(
+    skill: tuple[int, str, str, int, str],
+    versions: dict[int, list[int]],
+    s: dict[str, float],
+    trend: tuple[float, ...],
+    flags: tuple[str, ...],
+) -> SkillHealth:
+    """One skill's row from its window counts by version. Once the current version has
+    `min_runs` runs of its own it is judged alone: it is what agents get now, so old
+    versions' runs neither mask a broken edit nor drag down a repair."""
+    sid, name, status, current, last_run = skill
+    judged = versions.get(int(current))
+    if judged is not None and judged[0] >= s["min_runs"]:
+        runs, failures = judged[0], judged[1]
+    else:
+        runs = sum(c[0] for c in versions.values())
+        failures = sum(c[1] for c in versions.values())
+    return SkillHealth(
+        skill_id=sid,
+        name=name,
+        status=status,
+        version_no=int(current),
+        verdict=verdict(runs, failures, s),
+        runs=runs,
+        failures=failures,
+        failure_rate=round(failures / runs, 4) if runs else 0.0,
+        last_run=last_run,
+        trend=trend,
+        versions=tuple(
+            VersionHealth(
+                version_no=v,
+                runs=c[0],
+                failures=c[1],
+                failure_rate=round(c[1] / c[0], 4),
+                verdict=verdict(c[0], c[1], s),
             )
-        )
-    return out
+            for v, c in sorted(versions.items())
+        ),
+        flags=flags,
+    )
