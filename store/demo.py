@@ -208,25 +208,13 @@ def _outcome(
     library: Library, name: str, version: int, at: datetime, success: bool, detail: str
 ) -> None:
     """A recorded run, dated when it happened (the event itself is appended now)."""
-    with library.db.write() as conn:
-        row = conn.execute("SELECT skill_id FROM skills WHERE name=?", (name,)).fetchone()
-        if row is None:
-            return
-        library.append_event(
-            conn,
-            "skill.outcome_recorded",
-            f"skill:{name}",
-            {
-                "skill_id": int(row[0]),
-                "reason": detail,
-                "detail": detail,
-                "version_no": version,
-                "success": success,
-                "session_id": "",
-                "inferred": False,
-                "at": at.isoformat(timespec="microseconds"),
-            },
-        )
+    library.record_outcome(
+        name,
+        success,
+        version=version,
+        detail=detail,
+        at=at.isoformat(timespec="microseconds"),
+    )
 
 
 def _graduate_by_hand(library: Library, now: datetime) -> None:

@@ -513,7 +513,7 @@ class Library:
         self, key: str | int, event_type: str, reason: str, **extra: str | float
     ) -> None:
         """Record a status event (deprecate, retire, promote, ...) for one skill."""
-        from store.lifecycle.status import check
+        from store.lifecycle.status import record
 
         if event_type not in STATUS_EVENTS:
             raise LibraryError(f"unknown status event {event_type!r}")
@@ -526,13 +526,7 @@ class Library:
             name, status = conn.execute(
                 "SELECT name, status FROM skills WHERE skill_id=?", (sid,)
             ).fetchone()
-            check(name, status, event_type)
-            self.append_event(
-                conn,
-                event_type,
-                f"skill:{name}",
-                {"skill_id": sid, "reason": reason, "from": status, **extra},
-            )
+            record(self, conn, (sid, name, status), event_type, reason, **extra)
 
     # -- reading ------------------------------------------------------------------------
 
@@ -845,9 +839,11 @@ class Library:
         version: int | None = None,
         session_id: str = "",
         inferred: bool = False,
+        at: str = "",
     ) -> Event:
         """Append one lifecycle event for a skill (`AGENT_LIFECYCLE_EVENTS` names), checked:
-        the skill and version must exist; an outcome needs success or failure."""
+        the skill and version must exist; an outcome needs success or failure. `at` dates an
+        outcome that happened earlier than it is recorded."""
         if event not in AGENT_LIFECYCLE_EVENTS:
             allowed = ", ".join(AGENT_LIFECYCLE_EVENTS)
             raise LibraryError(f"unknown lifecycle event {event!r} (one of: {allowed})")
@@ -879,6 +875,8 @@ class Library:
                 payload.update(
                     version_no=number, success=success, session_id=session_id, inferred=inferred
                 )
+                if at:
+                    payload["at"] = at
             return self.append_event(conn, f"skill.{event}", f"skill:{name}", payload)
 
     def record_outcome(
@@ -889,8 +887,10 @@ class Library:
         version: int | None = None,
         session_id: str = "",
         detail: str = "",
+        at: str = "",
     ) -> Event:
-        """One run's outcome for a skill version (the current one by default)."""
+        """One run's outcome for a skill version (the current one by default); `at`: when
+        it ran, if earlier than now."""
         return self.skill_event(
             key,
             "outcome_recorded",
@@ -898,6 +898,7 @@ class Library:
             success=success,
             version=version,
             session_id=session_id,
+            at=at,
         )
 
     def health(

@@ -5,15 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from rich.segment import Segment
 from rich.style import Style
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.strip import Strip
 
 from store.models import Draft
 from store.text import one_line
-from widgets.line_table import LineTable, fit, navigation_bindings, pad
+from widgets.decision_table import DecisionTable
+from widgets.line_table import navigation_bindings
 from widgets.pattern_text import when
 
 #: (title, width); width 0 takes what is left.
@@ -28,7 +27,7 @@ COLUMNS: tuple[tuple[str, int], ...] = (
 STATUS_GLYPHS = {"pending": "✎", "approved": "✓", "rejected": "✗"}
 
 
-class DraftTable(LineTable[Draft, str]):
+class DraftTable(DecisionTable[Draft, str]):
     """Drafts in the order they were made; the header stays put while the rows scroll.
 
     | Key | Action |
@@ -73,7 +72,7 @@ class DraftTable(LineTable[Draft, str]):
     """
 
     COMPONENT_PREFIX = "draft-table"
-    KEEP_POSITION = True
+    COLUMNS = COLUMNS
 
     #: Shown on the first row when there are no rows (set by the screen).
     empty_text = "No drafts."
@@ -92,28 +91,18 @@ class DraftTable(LineTable[Draft, str]):
         table: DraftTable
         draft_id: str
 
-    def __init__(
-        self, *, name: str | None = None, id: str | None = None, classes: str | None = None
-    ) -> None:
-        super().__init__(name=name, id=id, classes=classes)
-        self._busy: set[str] = set()
-
     def row_key(self, row: Draft) -> str:
         return row.draft_id
 
-    @property
-    def busy(self) -> frozenset[str]:
-        return frozenset(self._busy)
-
-    def set_busy(self, draft_id: str, busy: bool = True) -> None:
-        """Flag a draft while a decision on it is being written (drawn dimmed)."""
-        if busy:
-            self._busy.add(draft_id)
-        else:
-            self._busy.discard(draft_id)
-        self.refresh()
-
-    # -- hooks ---------------------------------------------------------------------
+    def values(self, row: Draft) -> list[str]:
+        return [
+            STATUS_GLYPHS.get(row.status, "?"),
+            one_line(row.name, 200),
+            str(len(row.citations)),
+            one_line(row.pattern_id, 40),
+            when(row.created_at),
+            one_line(row.created_by, 200) or "unknown",
+        ]
 
     def _announce(self, key: str | None) -> None:
         self.post_message(self.Highlighted(self, key))
@@ -121,55 +110,9 @@ class DraftTable(LineTable[Draft, str]):
     def _select(self, key: str) -> None:
         self.post_message(self.Selected(self, key))
 
-    def _rows_replaced(self) -> None:
-        self._busy &= {d.draft_id for d in self._rows}
-
-    # -- rendering -----------------------------------------------------------------
-
-    def render_header(self, width: int) -> Strip:
-        return self._text_line(_header(width), "header", width)
-
-    def render_row(self, row: Draft, is_cursor: bool, width: int) -> Strip:
-        cells = _cells(row, width)
-        if is_cursor:
-            base = self.get_component_rich_style("draft-table--cursor")
-            segments = [Segment(text, base) for _, text in cells]
-        elif row.draft_id in self._busy:
-            dim = self.rich_style + self.get_component_rich_style("draft-table--busy")
-            segments = [Segment(text, dim) for _, text in cells]
-        else:
-            segments = [
-                Segment(text, self.rich_style + self._cell_style(key, row)) for key, text in cells
-            ]
-        return Strip(segments).crop(0, width).simplify()
-
     def _cell_style(self, key: str, row: Draft) -> Style:
         if key == "" and row.status == "pending":
             return self.get_component_rich_style("draft-table--pending")
         if key in ("pattern", "drafted", "by"):
             return self.get_component_rich_style("draft-table--dim")
         return Style()
-
-
-def _widths(width: int) -> list[int]:
-    fixed = sum(w for _, w in COLUMNS)
-    return [w if w else max(width - fixed - len(COLUMNS), 10) for _, w in COLUMNS]
-
-
-def _header(width: int) -> str:
-    return " ".join(pad(title, w) for (title, _), w in zip(COLUMNS, _widths(width), strict=True))
-
-
-def _cells(row: Draft, width: int) -> list[tuple[str, str]]:
-    values = [
-        STATUS_GLYPHS.get(row.status, "?"),
-        one_line(row.name, 200),
-        str(len(row.citations)),
-        one_line(row.pattern_id, 40),
-        when(row.created_at),
-        one_line(row.created_by, 200) or "unknown",
-    ]
-    return [
-        (key, fit(value, w) + " ")
-        for (key, _), w, value in zip(COLUMNS, _widths(width), values, strict=True)
-    ]

@@ -31,7 +31,7 @@ from textual.worker import get_current_worker
 from app.messages import SkillScreenRequested
 from app.screens.base import LibrarianScreen
 from app.screens.graph_relate import RelateModal
-from app.screens.lineage import SkillPicker
+from app.screens.skill_picker import SkillPicker
 from store.errors import LibrarianError
 from store.library import Library
 from store.models import GraphFocus

@@ -20,16 +20,16 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.screen import ModalScreen
 from textual.timer import Timer
-from textual.widgets import Footer, Header, Input, Label, Static, TabbedContent, TabPane
+from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
 from app.messages import NodeGraphRequested, SkillScreenRequested
 from app.screens.base import LibrarianScreen
+from app.screens.skill_picker import SkillPicker
 from store.errors import LibrarianError
 from store.library import Library
-from store.models import Event, Lineage, SkillSummary
+from store.models import Event, Lineage
 from store.text import one_line
 from widgets.lineage_diff import LineageDiff
 from widgets.lineage_events import LineageEvents
@@ -37,7 +37,6 @@ from widgets.lineage_panel import LineagePanel
 from widgets.lineage_provenance import LineageProvenance
 from widgets.lineage_text import history_table, runs_renderable
 from widgets.lineage_versions import LineageVersions
-from widgets.skill_table import SkillTable
 
 if TYPE_CHECKING:
     from app.librarian_app import LibrarianApp
@@ -46,8 +45,6 @@ if TYPE_CHECKING:
 DIFF_DELAY = 0.05
 #: Events read per page.
 EVENTS_PAGE = 100
-#: Skills the picker lists at most.
-PICK_LIMIT = 200
 #: Tab ids by the key that shows them.
 TABS = {
     "history": "lineage-tab-history",
@@ -79,85 +76,6 @@ class EventsPageLoaded(Message):
     skill_id: int
     events: list[Event]
     total: int
-
-
-@dataclass
-class PickerRows(Message):
-    text: str
-    rows: list[SkillSummary]
-
-
-class SkillPicker(ModalScreen[str | None]):
-    """Choose a skill by name: type to narrow the list, enter picks, escape cancels.
-
-    Dismisses with the skill's id (as text), or None."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", id="picker.cancel", tooltip="Close, change nothing"),
-        Binding(
-            "down",
-            "focus_list",
-            "List",
-            show=False,
-            id="picker.list",
-            tooltip="From the search field down into the list",
-        ),
-    ]
-
-    def __init__(self, library: Library, title: str = "Show the lineage of…") -> None:
-        super().__init__()
-        self.library = library
-        self._title = title
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="picker-box"):
-            yield Label(Text(self._title, style="bold"), id="picker-title")
-            yield Input(placeholder="skill name, status, root or description", id="picker-input")
-            yield SkillTable(id="picker-table")
-            yield Label(
-                Text("Enter picks · ↓ to the list · Escape cancels", style="dim"),
-                id="picker-hint",
-            )
-
-    def on_mount(self) -> None:
-        self.query_one(SkillTable).empty_text = "searching…"
-        self.query_one(Input).focus()
-        self.search("")
-
-    @work(thread=True, exclusive=True, group="lineage-pick", exit_on_error=False)
-    def search(self, text: str) -> None:
-        rows = self.library.list_skills(text, include_uninstalled=True, limit=PICK_LIMIT)
-        if not get_current_worker().is_cancelled:
-            self.post_message(PickerRows(text, rows))
-
-    def on_picker_rows(self, message: PickerRows) -> None:
-        if message.text != self.query_one(Input).value:
-            return  # typed on meanwhile: a newer search follows
-        table = self.query_one(SkillTable)
-        table.empty_text = "No skill matches." if message.text.strip() else "No skills."
-        table.set_rows(message.rows)
-
-    @on(Input.Changed, "#picker-input")
-    def _changed(self, event: Input.Changed) -> None:
-        self.search(event.value)
-
-    @on(Input.Submitted, "#picker-input")
-    def _submitted(self) -> None:
-        current = self.query_one(SkillTable).current
-        if current is None:
-            self.app.bell()
-        else:
-            self.dismiss(str(current.skill_id))
-
-    @on(SkillTable.Selected)
-    def _selected(self, event: SkillTable.Selected) -> None:
-        self.dismiss(str(event.skill_id))
-
-    def action_focus_list(self) -> None:
-        self.query_one(SkillTable).focus()
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
 
 
 class LineageScreen(LibrarianScreen):

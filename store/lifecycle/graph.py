@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from store import catalog
 from store.errors import LibrarianError
 from store.lifecycle.gcpause import paused_gc
 from store.models import (
@@ -356,7 +357,7 @@ def blast_radius(library: Library, key: str | int) -> BlastRadius:
     """Everything that relies on a skill: dependents, related skills, sessions, patterns,
     drafts."""
     with library.db.read() as conn:
-        sid = resolve_fast(conn, key)
+        sid = catalog.resolve(conn, key)
         if sid is None:
             raise RelationError(f"no skill named {key!r}")
         name, status = conn.execute(
@@ -412,8 +413,6 @@ def _with_uses(
 def dependencies(library: Library, key: str | int) -> list[Dependency]:
     """A skill's outgoing relations (every type and origin), each with its target's status,
     or "missing" when no installed skill has the target's name (a dangling reference)."""
-    from store import catalog
-
     with library.db.read() as conn:
         sid = catalog.resolve(conn, key)
         if sid is None:
@@ -460,8 +459,6 @@ def focus(
     `whole=False` reads only what SQL answers at once — the skill, its dependencies and its
     direct dependents — without loading the whole graph (the first, quick half of a screen;
     `complete` is False and the problems are left empty)."""
-    from store import catalog
-
     with library.db.read() as conn:
         sid = catalog.resolve(conn, key)
         if sid is None:
@@ -576,8 +573,6 @@ def _radius_size(conn: Any, name: str) -> int:
 def relate(library: Library, source: str, kind: str, target: str, *, remove: bool = False) -> str:
     """Add (or remove) a hand-made relation, checked: both skills exist, not a self-relation,
     no dependency cycle. Returns a one-line description."""
-    from store import catalog
-
     if kind not in RELATION_TYPES:
         raise RelationError(f"unknown relation {kind!r} (one of: {', '.join(RELATION_TYPES)})")
     with library.db.write() as conn:
@@ -642,10 +637,3 @@ def _path(conn: Any, start: str, goal: str) -> list[str]:
                 previous[nxt] = node
                 queue.append(nxt)
     return []
-
-
-def resolve_fast(conn: Any, key: str | int) -> int | None:
-    """A skill id from a key (`catalog.resolve` answers names from the name index)."""
-    from store import catalog
-
-    return catalog.resolve(conn, key)

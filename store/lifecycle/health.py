@@ -336,16 +336,9 @@ def _rows_for(conn: Any, chosen: list[int], since: str, s: dict[str, float]) -> 
     if not chosen:
         return []
     marks = ",".join("?" * len(chosen))
-    source = (
-        f"outcomes INDEXED BY {COVERING_INDEX}"
-        if conn.execute(
-            "SELECT 1 FROM sqlite_master WHERE type='index' AND name=?", (COVERING_INDEX,)
-        ).fetchone()
-        else "outcomes"
-    )
     counts: dict[int, dict[int, list[int]]] = {}
-    for sid, version, runs, failures in conn.execute(
-        f"SELECT skill_id, version_no, count(*), count(*) - sum(success) FROM {source}"
+    for sid, version, runs, failures in conn.execute(  # a few index ranges, by skill
+        "SELECT skill_id, version_no, count(*), count(*) - sum(success) FROM outcomes"
         f" WHERE skill_id IN ({marks}) AND ts >= ? GROUP BY skill_id, version_no",
         (*chosen, since),
     ):

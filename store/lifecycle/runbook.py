@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from store import catalog
 from store.errors import LibrarianError
-from store.lifecycle.status import check
+from store.lifecycle.status import record
 from store.models import RUNBOOK_STEPS, Incident, Run, RunStep, StepPlan
 from store.text import one_line
 
@@ -252,25 +252,6 @@ def _skill_row(conn: sqlite3.Connection, run: Run) -> sqlite3.Row:
     return row  # type: ignore[no-any-return]
 
 
-def _status_event(
-    library: Library,
-    conn: sqlite3.Connection,
-    sid: int,
-    name: str,
-    status: str,
-    event_type: str,
-    reason: str,
-    run_id: str,
-) -> None:
-    check(name, status, event_type)
-    library.append_event(
-        conn,
-        event_type,
-        f"skill:{name}",
-        {"skill_id": sid, "reason": reason, "from": status, "run_id": run_id},
-    )
-
-
 # 1 quarantine
 
 
@@ -292,15 +273,13 @@ def _do_quarantine(
     row = _skill_row(conn, run)
     if row["status"] == "retired":
         return "already retired and on the denylist", {"retired": False}
-    _status_event(
+    record(
         library,
         conn,
-        run.skill_id,
-        run.skill_name,
-        str(row["status"]),
+        (run.skill_id, run.skill_name, str(row["status"])),
         "skill.retired",
         f"runbook {run.run_id}: {run.reason}",
-        run.run_id,
+        run_id=run.run_id,
     )
     return f"retired (was {row['status']}) and put on the denylist", {
         "retired": True,
@@ -394,15 +373,13 @@ def _do_demote(
 ) -> tuple[str, dict[str, Any]]:
     demoted = []
     for sid, name, status in _active(conn, list(names)):
-        _status_event(
+        record(
             library,
             conn,
-            sid,
-            name,
-            status,
+            (sid, name, status),
             "skill.deprecated",
             f"depends on {run.skill_name}, retired by runbook {run.run_id}",
-            run.run_id,
+            run_id=run.run_id,
         )
         demoted.append({"name": name, "was": status})
     summary = f"deprecated {len(demoted)} dependents" if demoted else "no dependent needed demoting"
@@ -669,7 +646,7 @@ def _do_repromote(
             reason = f"successor of {run.skill_name}: re-enters as proposed"
         else:
             reason = f"{run.skill_name} was replaced: re-enters as proposed"
-        _status_event(library, conn, sid, name, status, "skill.proposed", reason, run.run_id)
+        record(library, conn, (sid, name, status), "skill.proposed", reason, run_id=run.run_id)
         done.append(name)
     summary = f"re-proposed {len(done)}: {', '.join(done[:10])}" if done else note
     return one_line(summary, 400), {"proposed": done}

@@ -8,7 +8,13 @@ earn stable again. Uninstalled skills take no status events.
 
 from __future__ import annotations
 
+import sqlite3
+from typing import TYPE_CHECKING
+
 from store.errors import LibrarianError
+
+if TYPE_CHECKING:
+    from store.library import Library
 
 #: Status event -> the status it leads to (None: a check mark that changes no status).
 TARGET: dict[str, str | None] = {
@@ -52,3 +58,23 @@ def check(name: str, status: str, event_type: str) -> None:
         raise TransitionError(f"{name!r} is already {status}")
     hint = _HINTS.get(status, f"{verb} applies to {', '.join(sorted(allowed))} skills")
     raise TransitionError(f"cannot mark {name!r} {verb}: it is {status}; {hint}")
+
+
+def record(
+    library: Library,
+    conn: sqlite3.Connection,
+    skill: tuple[int, str, str],
+    event_type: str,
+    reason: str,
+    **extra: str | float,
+) -> None:
+    """Check and append one status event for `skill` (id, name, current status) inside an
+    open write transaction: the event carries the reason and the status it came from."""
+    sid, name, status = skill
+    check(name, status, event_type)
+    library.append_event(
+        conn,
+        event_type,
+        f"skill:{name}",
+        {"skill_id": sid, "reason": reason, "from": status, **extra},
+    )

@@ -18,7 +18,7 @@ from textual.widgets import Input, Select, Static
 from app.factory import make_app
 from app.screens.graph import GraphScreen
 from app.screens.graph_relate import RelateModal
-from app.screens.lineage import SkillPicker
+from app.screens.skill_picker import SkillPicker
 from app.screens.skills import SkillsScreen
 from app.screenshots import settle
 from store.embed import FastEmbedder
