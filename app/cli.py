@@ -138,10 +138,13 @@ def cmd_app(args: argparse.Namespace) -> int:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     from store.demo import build_demo
+    from store.library import Library
 
     target = Path(args.library).expanduser().resolve() if args.library else default_demo_dir()
-    report = build_demo(target, fresh=args.fresh)
-    print(f"demo library at {target}: {report.installed + report.changed} skills")
+    build_demo(target, fresh=args.fresh)
+    with Library(target) as library:  # the first scan's count misses the graduated skill
+        count = library.skill_count()
+    print(f"demo library at {target}: {count} skills")
     if args.no_open:
         return 0
     from app.factory import run_app
