@@ -1,15 +1,18 @@
 """`python -m app.screenshots [--out screenshots]`: SVG screenshots of the app's screens.
 
-Deterministic: the demo library is rebuilt at a fixed path with a stepping clock, the app's
-clock stands still, durations are kept off the screen and the terminal size is fixed. Run it
-whenever a screen changes and commit the result.
+Deterministic: the demo library is rebuilt with a stepping clock in a temporary home folder
+of its own (`HOME` points there while shooting, and the app shows paths under the home as
+`~/…`), the app's clock stands still, durations are kept off the screen and the terminal
+size is fixed. Run it whenever a screen changes and commit the result.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import shutil
+import tempfile
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -25,8 +28,6 @@ from store.demo import build_demo
 from store.events import stepping_clock
 from store.library import Library
 
-#: Fixed, so the paths shown on screen are the same on every machine.
-DEMO_DIR = Path("/tmp/skill-librarian-screenshots/demo")
 SIZE = (140, 42)
 #: The app's "now": a day after the demo was built, frozen.
 NOW = "2026-11-03T09:00:00+00:00"
@@ -206,7 +207,7 @@ SHOTS: dict[str, Steps] = {
 }
 
 
-def open_demo(target: Path = DEMO_DIR) -> Library:
+def open_demo(target: Path) -> Library:
     """Rebuild the demo at `target` and open it with the frozen clock.
 
     The reviewer is fixed too (else it is git's user: node "developer" lines would differ
@@ -238,8 +239,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m app.screenshots", description=__doc__)
     parser.add_argument("--out", type=Path, default=Path("screenshots"), help="output folder")
     args = parser.parse_args(argv)
-    with open_demo() as library:
-        shots = asyncio.run(shoot_all(library))
+    with tempfile.TemporaryDirectory(prefix="librarian-screenshots-") as scratch:
+        home = Path(scratch) / "home"
+        os.environ["HOME"] = str(home)  # paths under it are drawn as ~/demo/…
+        with open_demo(home / "demo") as library:
+            shots = asyncio.run(shoot_all(library))
     args.out.mkdir(parents=True, exist_ok=True)
     for filename, svg in shots.items():
         path = args.out / filename

@@ -7,6 +7,7 @@ import os
 import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from store.db import Database
@@ -110,10 +111,10 @@ def resolve(conn: sqlite3.Connection, key: str | int) -> int | None:
 
 
 def get_skill(
-    db: Database, key: str | int, cycles_of: CyclesOf | None = None
+    db: Database, key: str | int, now: datetime, cycles_of: CyclesOf | None = None
 ) -> SkillDetail | None:
     """One skill in full; `cycles_of(name)` finds the dependency cycles through it (default:
-    a search of the whole graph)."""
+    a search of the whole graph); `now` is the library's clock (importance depends on it)."""
     with db.read() as conn:
         sid = resolve(conn, key)
         if sid is None:
@@ -139,7 +140,7 @@ def get_skill(
     cycles = _cycles_through(db, summary.name, relations, dependents, cycles_of)
     return SkillDetail(
         summary=summary,
-        manifest={**_manifest(version), **_record(record, relations, version)},
+        manifest={**_manifest(version), **_record(record, relations, version, now)},
         frontmatter=json.loads(version["frontmatter"]),
         body=body[0] if body else "",
         warnings=_warnings(version["warnings"]),
@@ -170,7 +171,10 @@ def _manifest(version: sqlite3.Row) -> dict[str, Any]:
 
 
 def _record(
-    row: sqlite3.Row, relations: tuple[Relation, ...], version: sqlite3.Row
+    row: sqlite3.Row,
+    relations: tuple[Relation, ...],
+    version: sqlite3.Row,
+    now: datetime,
 ) -> dict[str, Any]:
     """The librarian's own fields of the manifest (DESIGN §5), beside the frontmatter ones."""
     metadata = json.loads(version["frontmatter"]).get("metadata")
@@ -194,7 +198,7 @@ def _record(
         "last_used_at": row["last_used_at"],
         "use_count": row["use_count"],
         "importance": round(
-            importance(row["last_used_at"], row["installed_at"], row["use_count"]), 4
+            importance(row["last_used_at"], row["installed_at"], row["use_count"], now), 4
         ),
     }
 

@@ -126,6 +126,10 @@ class Library:
             )
         return self._actor
 
+    def now(self) -> datetime:
+        """The library's clock as a datetime (tests and the demo run on a fixed clock)."""
+        return datetime.fromisoformat(self.clock())
+
     def append_event(
         self, conn: sqlite3.Connection, type_: str, subject: str, payload: dict[str, Any]
     ) -> Event:
@@ -545,7 +549,7 @@ class Library:
     def get_skill(self, key: str | int) -> SkillDetail:
         # Cycles through the skill come from the cached dependency graph (a search of the
         # whole graph per skill shown is seconds at 200,000 relations).
-        detail = catalog.get_skill(self.db, key, self.dependency_graph.cycles_through)
+        detail = catalog.get_skill(self.db, key, self.now(), self.dependency_graph.cycles_through)
         if detail is None:
             raise LibraryError(f"no skill named {key!r}")
         with self.db.read() as conn:

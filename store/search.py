@@ -17,7 +17,7 @@ import re
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from store.embed import Matrix
@@ -98,11 +98,10 @@ def stem(word: str) -> str:
     return word
 
 
-def importance(
-    last_used: str | None, installed: str, use_count: int, now: datetime | None = None
-) -> float:
-    """0.99 ** idle days with a floor of 0.3; each use adds a little, capped at 1."""
-    moment = now or datetime.now(UTC)
+def importance(last_used: str | None, installed: str, use_count: int, now: datetime) -> float:
+    """0.99 ** idle days (to the library's clock, `now`) with a floor of 0.3; each use adds a
+    little, capped at 1."""
+    moment = now
     reference = last_used or installed
     try:
         then = datetime.fromisoformat(reference)

@@ -6,6 +6,7 @@ touched here (it is only dangerous when parsed, and nothing parses it: widgets u
 
 from __future__ import annotations
 
+import os
 import unicodedata
 
 _NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
@@ -61,3 +62,12 @@ def excerpt(text: str, limit: int = 160) -> str:
         kept.append(piece)
         used += len(piece)
     return "".join(kept) + "…"
+
+
+def home_relative(path: str, home: str | None = None) -> str:
+    """`path` with the user's home folder written as `~` (shorter, and the same on every
+    machine for files under the home); other paths unchanged."""
+    base = (home if home is not None else os.path.expanduser("~")).rstrip("/")
+    if base and (path == base or path.startswith(base + "/")):
+        return "~" + path[len(base) :]
+    return path

@@ -16,7 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from store.models import Event, Incident, Lineage, Run, StatusChange
-from store.text import neutralise, one_line
+from store.text import home_relative, neutralise, one_line
 
 #: Status → the colour it is drawn in (Rich colour names; the theme's are not reachable here).
 STATUS_STYLES: dict[str, str] = {
@@ -47,7 +47,7 @@ def event_summary(event: Event, limit: int = 160) -> str:
     p = event.payload
     kind = event.type
     if kind in ("skill.installed", "skill.changed"):
-        text = f"v{p.get('version_no', '?')} {p.get('fs_path', '')}"
+        text = f"v{p.get('version_no', '?')} {home_relative(str(p.get('fs_path', '')))}"
     elif kind == "skill.outcome_recorded":
         result = "success" if p.get("success") else "failure"
         session = str(p.get("session_id", "") or "")

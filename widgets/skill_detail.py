@@ -15,7 +15,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from store.models import SkillDetail, Suggestion
-from store.text import neutralise, one_line
+from store.text import home_relative, neutralise, one_line
 
 MAX_BODY_CHARS = 200_000
 SEVERITY_STYLE = {"high": "bold red", "medium": "yellow", "low": "cyan"}
@@ -103,8 +103,8 @@ def _fields(out: Text, detail: SkillDetail) -> None:
     _field(out, "Version label", str(m.get("version", "")))
     _field(out, "License", str(m.get("license", "")))
     _field(out, "Allowed tools", " ".join(m.get("allowed_tools", [])))
-    _field(out, "Path", s.fs_path)
-    _field(out, "Root", f"{s.root} ({s.scope})")
+    _field(out, "Path", home_relative(s.fs_path))
+    _field(out, "Root", f"{home_relative(s.root)} ({s.scope})")
     _field(out, "Graduated from", detail.pattern_id)
     if detail.revalidate:
         out.append("Re-validate: ", style="bold yellow")

@@ -12,7 +12,7 @@ from textual.message import Message
 from textual.strip import Strip
 
 from store.models import SkillSummary
-from store.text import one_line
+from store.text import home_relative, one_line
 from widgets.line_table import LineTable, fit, navigation_bindings, pad
 
 COLUMNS: tuple[tuple[str, int], ...] = (
@@ -144,7 +144,7 @@ def _cells(row: SkillSummary, width: int) -> list[tuple[str, str, bool]]:
         f"v{row.version_no}",
         str(row.warning_count) if row.warning_count else "-",
         lint,
-        one_line(row.root, 500),
+        one_line(home_relative(row.root), 500),
     ]
     cells = []
     for (key, _), w, value in zip(COLUMNS, _widths(width), values, strict=True):

@@ -30,7 +30,7 @@ from app.screens.skill_picker import SkillPicker
 from store.errors import LibrarianError
 from store.library import Library
 from store.models import Event, Lineage
-from store.text import one_line
+from store.text import home_relative, one_line
 from widgets.lineage_diff import LineageDiff
 from widgets.lineage_events import LineageEvents
 from widgets.lineage_panel import LineagePanel
@@ -290,7 +290,7 @@ class LineageScreen(LibrarianScreen):
         text = Text()
         text.append(one_line(found.name, 80), style="bold")
         text.append(f"  {found.status}  v{found.current_version}  ")
-        text.append(one_line(found.fs_path, 160), style="dim")
+        text.append(one_line(home_relative(found.fs_path), 160), style="dim")
         if found.superseded_by:
             text.append("\nsuperseded by ", style="bold yellow")
             text.append(", ".join(one_line(n, 60) for n in found.superseded_by))

@@ -143,7 +143,9 @@ def consolidate(
     groups: dict[int, list[int]] = defaultdict(list)
     for i, label in enumerate(labels.tolist()):
         groups[label].append(i)
-    clusters = [_medoid_first(idx, vectors) for idx in groups.values() if len(idx) >= 2 and nodes]
+    clusters = [
+        _medoid_first(idx, vectors, nodes) for idx in groups.values() if len(idx) >= 2 and nodes
+    ]
     clusters.sort(key=lambda idx: nodes[idx[0]].node_id)
     say(f"{len(clusters)} clusters of two or more")
     records, dissolved, unchanged, notes = _records(library, nodes, hashes, clusters, llm)
@@ -183,15 +185,22 @@ def consolidate(
     )
 
 
-def _medoid_first(idx: list[int], vectors: Matrix) -> list[int]:
-    """The members with the most central one first (highest mean similarity; ties: index)."""
+def _medoid_first(idx: list[int], vectors: Matrix, nodes: Sequence[NodeRow]) -> list[int]:
+    """The members with the most central one first (highest mean similarity), the rest in
+    index order. Scores are compared at 4 decimals, and ties (a pair is always one: both
+    members are equally central) go to the more confident member, then the lower node id,
+    so the choice never rests on float noise that differs between CPUs."""
     if len(idx) > 400:  # big clusters: closeness to the centroid is the same idea, O(n)
         centroid = vectors[idx].mean(axis=0)
         scores = vectors[idx] @ centroid
     else:
         sub = vectors[idx]
         scores = (sub @ sub.T).mean(axis=1)
-    best = int(np.argmax(scores))
+    rounded = [round(float(x), 4) for x in scores]
+    best = min(
+        range(len(idx)),
+        key=lambda j: (-rounded[j], -nodes[idx[j]].confidence, nodes[idx[j]].node_id),
+    )
     return [idx[best], *sorted(i for j, i in enumerate(idx) if j != best)]
 
 

@@ -1,12 +1,11 @@
-"""What the snapshot modules share: a demo rebuilt at a fixed absolute path (under a lock, so
-concurrent runs never rebuild it under each other), a library on it whose clock stands
-still, and `snap`, which draws one of `app.screenshots.SHOTS` at a fixed terminal size."""
+"""What the snapshot modules share: a home folder of this run's own (`snapshot_home`) with
+the demo built in it, a library on it whose clock stands still, and `snap`, which draws one
+of `app.screenshots.SHOTS` at a fixed terminal size with `HOME` pointing at that folder (the
+app shows paths under the home as `~/…`, so every run and machine draws the same text)."""
 
 from __future__ import annotations
 
-import fcntl
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,21 +17,22 @@ from store.embed import FastEmbedder
 from store.events import stepping_clock
 from store.library import Library
 
-SNAPSHOT_DIR = Path("/tmp/skill-librarian-snapshots")
 SIZE = (140, 40)
 
 SnapCompare = Callable[..., bool]
 Snap = Callable[[Library, str], bool]
 
 
-@contextmanager
-def fixed_demo(folder: str) -> Iterator[Path]:
-    """The demo rebuilt at SNAPSHOT_DIR/folder, locked for as long as it is in use."""
-    SNAPSHOT_DIR.mkdir(parents=True, exist_ok=True)
-    with (SNAPSHOT_DIR / "lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        screenshots.open_demo(SNAPSHOT_DIR / folder).close()
-        yield SNAPSHOT_DIR / folder
+@pytest.fixture(scope="session")
+def snapshot_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """This run's own home folder for the snapshot demos (nothing shared between runs)."""
+    return tmp_path_factory.mktemp("snapshots") / "home"
+
+
+def build_demo_in(home: Path, folder: str) -> Path:
+    """The demo built afresh at `home/folder`, as the screenshots command builds it."""
+    screenshots.open_demo(home / folder).close()
+    return home / folder
 
 
 def still_library(path: Path, embedder: FastEmbedder) -> Library:
@@ -41,7 +41,9 @@ def still_library(path: Path, embedder: FastEmbedder) -> Library:
 
 
 @pytest.fixture
-def snap(snap_compare: SnapCompare) -> Snap:
+def snap(snap_compare: SnapCompare, snapshot_home: Path, monkeypatch: pytest.MonkeyPatch) -> Snap:
+    monkeypatch.setenv("HOME", str(snapshot_home))
+
     def draw(library: Library, shot: str) -> bool:
         app = make_app(library, watch=False, warm=False, show_timings=False)
         steps: Any = screenshots.SHOTS[shot]

@@ -2,9 +2,9 @@
 Lineage and Runbook screens (pytest-textual-snapshot).
 
 The states are the ones `python -m app.screenshots` draws (`app.screenshots.SHOTS`). As in
-`test_snapshots.py`: the demo is rebuilt at a fixed absolute path with a stepping clock and a
-fixed reviewer, the app's clock stands still, durations are hidden and the terminal size is
-fixed, so every run and machine draws the same pixels.
+`test_snapshots.py`: the demo is rebuilt in this run's own home folder with a stepping clock
+and a fixed reviewer, the app's clock stands still, durations are hidden and the terminal
+size is fixed, so every run and machine draws the same pixels.
 
 Update after a deliberate change with `pytest tests/snapshots --snapshot-update`.
 """
@@ -18,16 +18,15 @@ import pytest
 
 from store.embed import FastEmbedder
 from store.library import Library
-from tests.snapshots.conftest import Snap, fixed_demo, still_library
+from tests.snapshots.conftest import Snap, build_demo_in, still_library
 
 pytestmark = pytest.mark.model
 
 
 @pytest.fixture(scope="module")
-def review_library(_embedder: FastEmbedder) -> Iterator[Path]:
+def review_library(snapshot_home: Path) -> Path:
     """Its own copy of the demo: each snapshot opens it afresh (`library`)."""
-    with fixed_demo("review-demo") as path:
-        yield path
+    return build_demo_in(snapshot_home, "review-demo")
 
 
 @pytest.fixture

@@ -1,9 +1,10 @@
 """SVG snapshots of the Skills screen (pytest-textual-snapshot).
 
 The states are the ones `python -m app.screenshots` draws (`app.screenshots.SHOTS`). To stay
-the same on every run and machine: the demo is rebuilt at a fixed absolute path with a
-stepping clock, the app's clock stands still, durations are hidden (`show_timings=False`),
-the model is loaded lazily (`warm=False`) and the terminal size is fixed.
+the same on every run and machine: the demo is rebuilt in this run's own home folder with a
+stepping clock (paths under the home are shown as `~/…`), the app's clock stands still,
+durations are hidden (`show_timings=False`), the model is loaded lazily (`warm=False`) and
+the terminal size is fixed.
 
 Update after a deliberate change with `pytest tests/snapshots --snapshot-update`.
 """
@@ -11,25 +12,25 @@ Update after a deliberate change with `pytest tests/snapshots --snapshot-update`
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from store.embed import FastEmbedder
 from store.library import Library
-from tests.snapshots.conftest import Snap, fixed_demo, still_library
+from tests.snapshots.conftest import Snap, build_demo_in, still_library
 
 pytestmark = pytest.mark.model
 
 
 @pytest.fixture(scope="module")
-def snapshot_library(_embedder: FastEmbedder) -> Iterator[Library]:
-    """The demo at the fixed path, opened once for the module (these shots never write)."""
-    with fixed_demo("demo") as path:
-        library = still_library(path, _embedder)
-        try:
-            yield library
-        finally:
-            library.close()
+def snapshot_library(snapshot_home: Path, _embedder: FastEmbedder) -> Iterator[Library]:
+    """The demo in this run's home, opened once for the module (these shots never write)."""
+    library = still_library(build_demo_in(snapshot_home, "demo"), _embedder)
+    try:
+        yield library
+    finally:
+        library.close()
 
 
 def test_overview(snap: Snap, snapshot_library: Library) -> None:
