@@ -4,19 +4,16 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
+from app import hook_main
 from app.cli import emit, open_library
 from store.errors import LibrarianError
-from store.paths import LibraryPaths, resolve_library_dir
-
-#: The spooled worker starts this many seconds after the hook, so the hook process exits
-#: without competing for the CPU, and a burst of turns is drained at once.
-WORKER_DELAY = 0.5
+from store.hooks import read_hook_input
+from store.paths import resolve_library_dir
+from store.process import own_module
 
 
 def add_parsers(sub: Any, add: Any) -> None:
@@ -165,38 +162,18 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
 def cmd_hook(args: argparse.Namespace) -> int:
     """Claude Code's hooks, exit 0 whatever happens. `stop`/`session-end`: queue the
-    transcript and return at once. `session-start`: print the context to inject (or nothing)."""
-    if args.action == "session-start":
-        try:
-            from store.patterns.session_start import MAX_INPUT, run_hook
-
-            piped = sys.stdin is not None and not sys.stdin.isatty()
-            raw = sys.stdin.read(MAX_INPUT) if piped else ""
-            output = run_hook(resolve_library_dir(args.library), raw)
-            if output:
-                sys.stdout.write(output + "\n")
-                sys.stdout.flush()
-        except BaseException:
-            pass
-        return 0
-    root = resolve_library_dir(args.library)
-    if args.action == "drain":
-        time.sleep(max(0.0, min(args.delay, 10.0)))
-        with open_library(args) as library:
-            report = library.drain_spool()
-        print(
-            f"drained: {report.sessions} sessions, {report.ingested} ingested,"
-            f" {report.failed} failed" + (" (another worker is running)" if report.busy else "")
-        )
-        return 0
+    transcript and return at once (`app.hook_main`, which `librarian` reaches without this
+    CLI). `session-start`: print the context to inject (or nothing)."""
+    if args.action != "session-start":
+        return hook_main.run(args.library, args.action, args.delay)
     try:
-        from store.hooks import enqueue, spawn_worker
+        from store.patterns.session_start import MAX_INPUT, run_hook
 
-        raw = sys.stdin.read(4_000_000) if sys.stdin is not None and not sys.stdin.isatty() else ""
-        spool = LibraryPaths(root).spool
-        if enqueue(spool, raw, args.action):
-            worker = [sys.executable, "-m", "app", "--library", str(root), "hook", "drain"]
-            spawn_worker([*worker, "--delay", str(WORKER_DELAY)], spool / "worker.log")
+        raw = read_hook_input(0, MAX_INPUT)
+        output = run_hook(resolve_library_dir(args.library), raw)
+        if output:
+            sys.stdout.write(output + "\n")
+            sys.stdout.flush()
     except BaseException:
         pass
     return 0
@@ -209,8 +186,9 @@ def cmd_hooks(args: argparse.Namespace) -> int:
     path = hooks.settings_path(scope, Path.home(), Path.cwd(), os.environ)
     try:
         if args.action == "install":
-            found = shutil.which("librarian")
-            executable = [found] if found else [sys.executable, "-m", "app"]
+            # this interpreter, isolated: a `PYTHONPATH=.` in the user's shell must not let
+            # a repository's own `app/` run in the hook (see store/process.py)
+            executable = own_module("app")
             library = resolve_library_dir(args.library)
             commands = {
                 event: hooks.hook_command(executable, library, action)

@@ -24,7 +24,9 @@ from typing import Any
 
 import platformdirs
 
+from store.hooks import has_queue, worker_running
 from store.paths import APP_NAME
+from store.process import own_librarian, own_module
 
 GENERATOR_VERSION = "1"
 #: (section, field) -> limit; recall is a floor, everything else a ceiling.
@@ -38,6 +40,8 @@ BUDGETS: dict[tuple[str, str], float] = {
     ("ingest", "warm_mb_per_second"): 10.0,  # a floor, like recall
     ("ingest", "reingest_unchanged_ms"): 50.0,
     ("ingest", "hook_stop_ms"): 200.0,
+    ("ingest", "hook_stop_cpu_ms"): 60.0,
+    ("ingest", "hook_burst_20_slowest_ms"): 1500.0,
     ("review", "interactive_seconds"): 1.0,
     ("review", "approve_to_next_ms_median"): 50.0,
     ("routing", "recall@1"): 0.85,
@@ -60,7 +64,7 @@ LIFECYCLE_SCREENS = ("graph", "health", "lineage", "runbook")
 
 def _child(*args: str, timeout: float = 1800) -> dict[str, Any]:
     """Run `python -m store.bench <args>` and parse the JSON it prints last."""
-    return _json_from([sys.executable, "-m", "store.bench", *args], timeout)
+    return _json_from([*own_module("store.bench"), *args], timeout)
 
 
 def _json_from(argv: list[str], timeout: float) -> dict[str, Any]:
@@ -225,9 +229,7 @@ def _batch_seconds(work: Path, library: Path, count: int) -> float | None:
     batch_file = work / f"batch-{count}.txt"
     batch_file.write_text("\n".join(_contexts(count)) + "\n", encoding="utf-8")
     argv = [
-        sys.executable,
-        "-m",
-        "app",
+        *own_module("app"),
         "--library",
         str(library),
         "suggest",
@@ -248,7 +250,7 @@ def _batch_seconds(work: Path, library: Path, count: int) -> float | None:
 def _bench_app(work: Path, count: int) -> dict[str, Any]:
     """Time to an interactive Skills screen, measured by `app.bench_app` (store stays headless)."""
     library = str(_big_library(work, count))
-    return _json_from([sys.executable, "-m", "app.bench_app", library], timeout=600)
+    return _json_from([*own_module("app.bench_app"), library], timeout=600)
 
 
 def _bench_ingest(work: Path) -> dict[str, Any]:
@@ -260,27 +262,97 @@ def _bench_ingest(work: Path) -> dict[str, Any]:
     shutil.rmtree(library, ignore_errors=True)
     result = _child("child-ingest", str(library), str(session))
     result["hook_stop_ms"] = _hook_ms(library, session)
+    result["hook_stop_cpu_ms"] = _hook_cpu_ms(library, session)
+    result.update(_hook_burst(work, session))
     return result
+
+
+def _hook_argv(library: Path) -> list[str]:
+    """The Stop hook's command as `librarian hooks install` writes it."""
+    return [*own_module("app"), "--library", str(library), "hook", "stop"]
+
+
+def _hook_payload(session: Path) -> str:
+    return json.dumps(
+        {"session_id": "bench-session", "transcript_path": str(session), "hook_event_name": "Stop"}
+    )
 
 
 def _hook_ms(library: Path, session: Path, runs: int = 7) -> float:
     """Median wall time of the whole `librarian hook stop` process, as Claude Code runs it."""
-    payload = json.dumps(
-        {"session_id": "bench-session", "transcript_path": str(session), "hook_event_name": "Stop"}
-    )
     times = []
     for _ in range(runs):
         started = time.perf_counter()
         subprocess.run(
-            [sys.executable, "-m", "app", "--library", str(library), "hook", "stop"],
-            input=payload,
+            _hook_argv(library),
+            input=_hook_payload(session),
             text=True,
             capture_output=True,
             check=False,
             timeout=60,
         )
         times.append((time.perf_counter() - started) * 1000)
+    _wait_for_spool(library / "spool")
     return round(statistics.median(times), 1)
+
+
+def _hook_cpu_ms(library: Path, session: Path, runs: int = 7) -> float:
+    """Median CPU time (user + system) of one whole hook process, start-up and imports
+    included (its worker is a separate, detached process and not counted)."""
+    samples = []
+    for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        subprocess.run(
+            _hook_argv(library),
+            input=_hook_payload(session),
+            text=True,
+            capture_output=True,
+            check=False,
+            timeout=60,
+        )
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        samples.append(cpu * 1000)
+    _wait_for_spool(library / "spool")
+    return round(statistics.median(samples), 1)
+
+
+def _hook_burst(work: Path, session: Path, hooks_at_once: int = 20) -> dict[str, Any]:
+    """`hooks_at_once` Stop hooks started together on a fresh library (each a separate
+    process, as Claude Code sessions ending their turns at once): the slowest one's wall
+    time, and how many workers loaded the library to drain them."""
+    library = work / "hook-burst-lib"
+    shutil.rmtree(library, ignore_errors=True)
+    payload = _hook_payload(session).encode()
+    started = time.perf_counter()
+    children = [
+        subprocess.Popen(_hook_argv(library), stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
+        for _ in range(hooks_at_once)
+    ]
+    finished = []
+    for child in children:
+        assert child.stdin is not None
+        child.stdin.write(payload)
+        child.stdin.close()
+    for child in children:
+        child.wait(timeout=60)
+        finished.append((time.perf_counter() - started) * 1000)
+    spool = library / "spool"
+    _wait_for_spool(spool)
+    log = (spool / "worker.log").read_text() if (spool / "worker.log").exists() else ""
+    loads = sum(1 for line in log.splitlines() if "ingested" in line)
+    return {"hook_burst_20_slowest_ms": round(max(finished), 1), "hook_burst_20_workers": loads}
+
+
+def _wait_for_spool(spool: Path, seconds: float = 120) -> None:
+    """Until the hooks' worker has drained the spool (so it does not skew what follows)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not worker_running(spool) and not has_queue(spool):
+            time.sleep(0.6)  # a worker still in its start-up delay
+            if not worker_running(spool) and not has_queue(spool):
+                return
+        time.sleep(0.2)
 
 
 def review_library(work: Path, count: int) -> Path:
@@ -364,9 +436,7 @@ def _bench_review(work: Path, count: int) -> dict[str, Any]:
     shutil.rmtree(copy, ignore_errors=True)
     shutil.copytree(library, copy)
     try:
-        return _json_from(
-            [sys.executable, "-m", "app.bench_app", "--review", str(copy)], timeout=600
-        )
+        return _json_from([*own_module("app.bench_app"), "--review", str(copy)], timeout=600)
     finally:
         shutil.rmtree(copy, ignore_errors=True)
 
@@ -621,10 +691,8 @@ def _bench_consolidate(work: Path, sizes: list[int]) -> dict[str, Any]:
 
 
 def _librarian_argv(library: Path) -> list[str]:
-    """The `librarian` console script next to this interpreter (what hooks run), else -m."""
-    script = Path(sys.executable).with_name("librarian")
-    prefix = [str(script)] if script.exists() else [sys.executable, "-m", "app"]
-    return [*prefix, "--library", str(library)]
+    """This installation's `librarian` (what hooks run)."""
+    return [*own_librarian(), "--library", str(library)]
 
 
 def _busiest_project(library: Path) -> str:
@@ -764,7 +832,7 @@ def _measure_lifecycle(library: Path, marker: dict[str, Any]) -> dict[str, Any]:
     }
     missing = []
     for mode in LIFECYCLE_SCREENS:
-        argv = [sys.executable, "-m", "app.bench_app", "--screen", mode, str(library), now]
+        argv = [*own_module("app.bench_app"), "--screen", mode, str(library), now]
         screen = _json_from(argv, timeout=600)
         result["screens"][mode] = screen
         if screen.get("missing"):
@@ -1046,8 +1114,8 @@ async def _mcp_calls(library_dir: str, calls: int, errlog: Any) -> dict[str, Any
     from store.synthetic import PROJECTS, problem_queries
 
     server = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "app", "--library", library_dir, "mcp"],
+        command=own_module("app")[0],
+        args=[*own_module("app")[1:], "--library", library_dir, "mcp"],
         env=dict(os.environ),
     )
     memory_queries = problem_queries(calls * 3 + 3)

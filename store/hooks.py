@@ -1,10 +1,14 @@
 """Claude Code hooks: queue transcripts fast, ingest them in a detached worker, and install
 or remove the hook entries in Claude Code's settings.json.
 
-`enqueue` runs inside Claude Code's Stop hook, so this module imports only the standard
-library: the whole `librarian hook stop` process must return in well under 200 ms. The
-SessionStart hook (`store.patterns.session_start`) injects what the library knows about the
-session's project; it is installed with a matcher, so it does not run on `fork`.
+`enqueue`, `read_hook_input`, `worker_running` and `spawn_worker` run inside Claude Code's
+Stop hook, so this module imports only the standard library: the whole `librarian hook stop`
+process must return in well under 200 ms, and 20 of them at once must not pile up. A hook
+spawns a worker only when none holds the spool's lock (a running worker looks at the queue
+again after it lets the lock go, so nothing queued meanwhile is stranded); a worker takes
+the lock before it loads anything heavy. The SessionStart hook
+(`store.patterns.session_start`) injects what the library knows about the session's
+project; it is installed with a matcher, so it does not run on `fork`.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import fcntl
 import json
 import os
 import re
+import select
 import shlex
 import subprocess
 import time
@@ -23,13 +28,17 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 QUEUE = "queue.jsonl"
+#: Entries a worker could not finish (it died, hung or the file is unreadable), with why.
+FAILED = "failed.jsonl"
+#: Beside a work file while a worker ingests one of its entries: the entry in progress.
+CURRENT = ".current"
+#: How long a hook waits for Claude Code to finish writing its JSON input.
+STDIN_SECONDS = 3.0
 #: Hook events the librarian installs, and the `librarian hook` action each one runs.
 EVENTS = {"Stop": "stop", "SessionEnd": "session-end", "SessionStart": "session-start"}
 #: Matchers for the events that take one (events not listed get a group without a matcher).
 MATCHERS = {"SessionStart": "startup|resume|clear|compact"}
 HOOK_TIMEOUT_SECONDS = 10
-#: Work files older than this were left by a worker that died: they are claimed again.
-STALE_WORK_SECONDS = 600
 _OURS = re.compile(
     r"""(librarian['"]?|\s-m\s+app)(\s+--library\s+('[^']*'|"[^"]*"|\S+))?\s+hook\s+"""
     r"""(stop|session-end|session-start)\s*$"""
@@ -37,6 +46,36 @@ _OURS = re.compile(
 
 
 # -- the hook itself (fast path) ---------------------------------------------------------------
+
+
+def read_hook_input(fd: int, limit: int, seconds: float = STDIN_SECONDS) -> str:
+    """What Claude Code wrote on the hook's stdin, up to `limit` bytes: read until end of
+    file or `seconds` have passed (a stdin nobody closes must not hang the hook); "" for a
+    terminal or a closed descriptor."""
+    try:
+        if os.isatty(fd):
+            return ""
+    except OSError:
+        return ""
+    deadline = time.monotonic() + seconds
+    chunks: list[bytes] = []
+    size = 0
+    while size < limit:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        try:
+            ready, _, _ = select.select([fd], [], [], left)
+            if not ready:
+                break
+            chunk = os.read(fd, min(65536, limit - size))
+        except (OSError, ValueError):
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks).decode("utf-8", errors="replace")
 
 
 def enqueue(spool: Path, raw: str, event: str) -> bool:
@@ -63,6 +102,26 @@ def enqueue(spool: Path, raw: str, event: str) -> bool:
     finally:
         os.close(fd)
     return True
+
+
+def worker_running(spool: Path) -> bool:
+    """True while a worker holds the spool (a non-blocking try of its lock, let go at once)."""
+    try:
+        handle = open(spool / "worker.lock", "a")  # noqa: SIM115 - closed below either way
+    except OSError:
+        return False
+    with handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        fcntl.flock(handle, fcntl.LOCK_UN)
+        return False
+
+
+def has_queue(spool: Path) -> bool:
+    """Anything queued or left claimed (cheap: no file is read)."""
+    return (spool / QUEUE).exists() or any(spool.glob("*.work"))
 
 
 def spawn_worker(argv: list[str], log: Path) -> None:
@@ -99,11 +158,13 @@ def worker_lock(spool: Path) -> Iterator[bool]:
 
 
 def claim(spool: Path) -> tuple[Path | None, list[dict[str, Any]]]:
-    """Atomically take the queue (or a stale work file) and return its entries."""
+    """Take the queue atomically (or a work file left by a worker that died) and return its
+    entries. Call with the spool's lock held: every work file then present was abandoned.
+    An entry that was being ingested when its worker stopped is set aside (`FAILED`), so a
+    transcript that kills or hangs workers cannot wedge the queue."""
+    for left in sorted(spool.glob("*.work")):
+        return left, _without_culprit(left, read_entries(left))
     queue = spool / QUEUE
-    for stale in sorted(spool.glob("*.work")):
-        if time.time() - stale.stat().st_mtime > STALE_WORK_SECONDS:
-            return stale, read_entries(stale)
     if not queue.exists():
         return None, []
     work = spool / f"queue.{os.getpid()}.{time.time_ns()}.work"
@@ -112,6 +173,45 @@ def claim(spool: Path) -> tuple[Path | None, list[dict[str, Any]]]:
     except FileNotFoundError:
         return None, []
     return work, read_entries(work)
+
+
+def _without_culprit(work: Path, entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    marker = work.with_name(work.name + CURRENT)
+    try:
+        culprit = marker.read_text(encoding="utf-8")
+    except OSError:
+        return entries
+    set_aside(work.parent, culprit, "a worker stopped while ingesting it (killed or hung)")
+    marker.unlink(missing_ok=True)
+    return [e for e in entries if e["transcript_path"] != culprit]
+
+
+def mark_current(work: Path, transcript: str | None) -> None:
+    """Record the entry a worker is ingesting now (None: it finished it)."""
+    marker = work.with_name(work.name + CURRENT)
+    if transcript is None:
+        marker.unlink(missing_ok=True)
+    else:
+        marker.write_text(transcript, encoding="utf-8")
+
+
+def finish(work: Path) -> None:
+    """A work file fully handled: gone, with its marker."""
+    mark_current(work, None)
+    work.unlink(missing_ok=True)
+
+
+def set_aside(spool: Path, transcript: str, reason: str) -> None:
+    """Keep a transcript the worker will not retry in `FAILED`, with the reason."""
+    line = json.dumps({"at": time.time(), "transcript_path": transcript, "reason": reason})
+    with (spool / FAILED).open("a", encoding="utf-8") as handle:
+        handle.write(line + "\n")
+
+
+def failed_entries(spool: Path) -> list[dict[str, Any]]:
+    """What was set aside, oldest first."""
+    path = spool / FAILED
+    return read_entries(path) if path.exists() else []
 
 
 def read_entries(path: Path) -> list[dict[str, Any]]:

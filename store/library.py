@@ -601,12 +601,13 @@ class Library:
             report = dataclasses.replace(report, relations_proposed=len(made))
         return report
 
-    def drain_spool(self) -> DrainReport:
-        """Ingest what the hooks queued (one worker at a time), then propose relations."""
+    def drain_spool(self, *, locked: bool = False) -> DrainReport:
+        """Ingest what the hooks queued (one worker at a time), then propose relations.
+        `locked`: the caller holds the spool's lock already."""
         from store.ingest.worker import drain
 
         since = self.last_seq()
-        report = drain(self)
+        report = drain(self, locked=locked)
         if report.ingested:
             self.propose_relations(since=since)
         return report

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from store.embed import EmbeddingError
+from store.files import open_regular, regular_file_problem
 from store.ingest import outcomes as inferred_outcomes
 from store.ingest.redact import redact
 from store.ingest.transcript import (
@@ -127,6 +128,9 @@ def ingest(
 def ingest_file(library: Library, main_file: Path, *, llm: LlmClient | None = None) -> _Outcome:
     """One session; never raises for data problems (they become the outcome's failure)."""
     main_file = Path(os.path.abspath(main_file))
+    problem = regular_file_problem(main_file)
+    if problem:  # a FIFO or device named by a hook would block or never end
+        return _Outcome(failure=SkippedFile(str(main_file), "not_regular", problem))
     with session_lock(library.paths.spool / "locks", str(main_file.resolve())):
         if _unchanged(library, main_file):
             return _Outcome()
@@ -164,7 +168,7 @@ def _file_record(path: Path) -> dict[str, Any]:
 
 def _sha256(path: Path) -> str:
     digest = hashlib.sha256()
-    with path.open("rb") as handle:
+    with open_regular(path) as handle:
         for chunk in iter(lambda: handle.read(1 << 20), b""):
             digest.update(chunk)
     return digest.hexdigest()

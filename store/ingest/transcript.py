@@ -29,6 +29,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import IO, Any, NamedTuple
 
+from store.files import open_regular
 from store.models import ParsedSession, ParseFailure, ToolResult, ToolUse, TranscriptMessage
 
 #: Longer lines (newline included) are skipped as `line_too_long`, read in bounded chunks.
@@ -192,7 +193,7 @@ def _cached_session_id(path: str, mtime_ns: int, size: int) -> str:
     # mtime and size are part of the key so that a changed file is read again.
     del mtime_ns
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:
             lines = _read_lines(handle, min(size, _SESSION_ID_BYTES))
             for number, raw in enumerate(lines):
                 if number >= _SESSION_ID_LINES:
@@ -832,7 +833,7 @@ def _relative(path: Path, folder: Path) -> str:
 def _read_file(path: Path, where: _Where, session: _Session) -> ParseFailure | None:
     """Feed `path`'s records to `session`; a ParseFailure if the file cannot be read."""
     try:
-        with path.open("rb") as handle:
+        with open_regular(path) as handle:
             size = os.fstat(handle.fileno()).st_size
             if size == 0:
                 return ParseFailure("empty", f"{path.name}: empty file")
@@ -861,7 +862,8 @@ def _parse_export(path: Path) -> ParsedSession | ParseFailure:
         size = path.stat().st_size
         if size > MAX_EXPORT_BYTES:
             return ParseFailure("too_large", f"{path.name}: {size} bytes (max {MAX_EXPORT_BYTES})")
-        data = path.read_bytes()
+        with open_regular(path) as handle:
+            data = handle.read(MAX_EXPORT_BYTES + 1)
     except OSError as exc:
         return ParseFailure("unreadable", f"{path.name}: {exc.strerror or exc}")
     if not data.strip():

@@ -1,0 +1,91 @@
+"""The processes Claude Code's hooks start, kept off the CLI's import path.
+
+`librarian hook stop|session-end` runs on every turn end: it reads the hook's JSON (with a
+deadline), queues the transcript and, only when no worker holds the spool, starts one. It
+imports the standard library, `store.paths` and `store.hooks`, nothing else. `hook drain`
+is that worker: it takes the spool's lock before it loads the library, so a burst of hooks
+costs one library load, and after letting the lock go it looks at the queue once more (a
+hook that found the lock held left its entry for this worker).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from store import hooks
+from store.paths import LibraryPaths, resolve_library_dir
+from store.process import own_module
+
+#: The worker starts this many seconds after the hook, so the hook process exits without
+#: competing for the CPU, and a burst of turns is drained at once.
+WORKER_DELAY = 0.5
+#: The most a hook reads from stdin (Claude Code's hook JSON is a few hundred bytes).
+MAX_INPUT = 4_000_000
+QUEUEING = ("stop", "session-end")
+
+
+def parse(argv: Sequence[str]) -> tuple[str | None, str, float] | None:
+    """(library, action, delay) for `[--library P] hook stop|session-end|drain [--delay S]`;
+    None for anything else (the full CLI handles it, errors and help included)."""
+    args = list(argv)
+    library = None
+    if args[:1] == ["--library"] and len(args) >= 2:
+        library, args = args[1], args[2:]
+    elif args and args[0].startswith("--library="):
+        library, args = args[0].split("=", 1)[1], args[1:]
+    if len(args) < 2 or args[0] != "hook" or args[1] not in (*QUEUEING, "drain"):
+        return None
+    rest, delay = args[2:], 0.0
+    if args[1] == "drain" and len(rest) == 2 and rest[0] == "--delay":
+        try:
+            delay, rest = float(rest[1]), []
+        except ValueError:
+            return None
+    return (library, args[1], delay) if not rest else None
+
+
+def run(library: str | None, action: str, delay: float = 0.0) -> int:
+    """Run one hook action; `stop`/`session-end` exit 0 whatever happens."""
+    if action == "drain":
+        return drain(library, delay)
+    try:
+        root = resolve_library_dir(library)
+        spool = LibraryPaths(root).spool
+        raw = hooks.read_hook_input(0, MAX_INPUT)
+        if hooks.enqueue(spool, raw, action) and not hooks.worker_running(spool):
+            worker = [*own_module("app"), "--library", str(root), "hook", "drain"]
+            hooks.spawn_worker([*worker, "--delay", str(WORKER_DELAY)], spool / "worker.log")
+    except BaseException:  # a hook never fails Claude Code's turn
+        pass
+    return 0
+
+
+def drain(library: str | None, delay: float) -> int:
+    """The worker: drain while anything is queued and this process can hold the lock."""
+    time.sleep(max(0.0, min(delay, 10.0)))
+    root = resolve_library_dir(library)
+    spool = LibraryPaths(root).spool
+    spool.mkdir(parents=True, exist_ok=True)
+    while True:
+        with hooks.worker_lock(spool) as owner:
+            if not owner:
+                print("drained: nothing (another worker is running)")
+                return 0
+            if hooks.has_queue(spool):
+                _drain_locked(root)
+        if not hooks.has_queue(spool):
+            return 0
+
+
+def _drain_locked(root: Path) -> None:
+    from store.library import Library  # heavy: only the worker that holds the lock loads it
+
+    with Library(root) as library:
+        report = library.drain_spool(locked=True)
+    print(
+        f"drained: {report.sessions} sessions, {report.ingested} ingested, {report.failed} failed"
+    )
+    for problem in report.problems:
+        print(f"  set aside: {problem}")
