@@ -237,7 +237,7 @@ def _relations_from(conn: sqlite3.Connection, sid: int, name: str) -> tuple[Rela
     rows = conn.execute(
         "SELECT r.type, r.target_name, r.origin, NOT EXISTS (SELECT 1 FROM skills t"
         " WHERE t.name = r.target_name AND t.status != 'uninstalled') FROM relations r"
-        " WHERE r.source_id=? ORDER BY r.type, r.target_name",
+        " WHERE r.source_id=? ORDER BY r.type, r.target_name, r.origin",
         (sid,),
     ).fetchall()
     return tuple(Relation(name, t, target, origin, bool(gone)) for t, target, origin, gone in rows)
@@ -246,7 +246,7 @@ def _relations_from(conn: sqlite3.Connection, sid: int, name: str) -> tuple[Rela
 def _relations_to(conn: sqlite3.Connection, name: str) -> tuple[Relation, ...]:
     rows = conn.execute(
         f"SELECT s.name, r.type, r.origin FROM relations r JOIN skills s ON s.skill_id=r.source_id"
-        f" WHERE r.target_name=? AND {ACTIVE} ORDER BY r.type, s.name",
+        f" WHERE r.target_name=? AND {ACTIVE} ORDER BY r.type, s.name, r.origin, s.skill_id",
         (name,),
     ).fetchall()
     return tuple(Relation(src, t, name, origin) for src, t, origin in rows)

@@ -555,7 +555,7 @@ class Library:
         with self.db.read() as conn:
             row = conn.execute(
                 "SELECT pattern_id, confidence FROM patterns WHERE skill_name=?"
-                " AND status='graduated' ORDER BY updated_at DESC LIMIT 1",
+                " AND status='graduated' ORDER BY updated_at DESC, pattern_id LIMIT 1",
                 (detail.summary.name,),
             ).fetchone()
         if row is None:

@@ -267,7 +267,7 @@ def _ignored_self_relations(library: Library, name: str | None = None) -> list[R
             "SELECT s.name, v.warnings FROM skills s JOIN skill_versions v"
             " ON v.skill_id = s.skill_id AND v.version_no = s.current_version"
             " WHERE s.status != 'uninstalled' AND v.warnings LIKE :code ESCAPE '\\'"
-            f"{where} ORDER BY s.name",
+            f"{where} ORDER BY s.name, s.skill_id",
             {"code": "%relation\\_self%", "name": name},
         ).fetchall()
     found = []
@@ -497,7 +497,7 @@ def _direct(conn: Any, name: str, limit: int) -> Reach:
     rows = conn.execute(
         "SELECT DISTINCT s.name, s.status, r.type FROM relations r JOIN skills s"
         " ON s.skill_id = r.source_id WHERE r.target_name=? AND s.status != 'uninstalled'"
-        " AND s.name != r.target_name ORDER BY s.name, r.type",
+        " AND s.name != r.target_name ORDER BY s.name, r.type, s.status",
         (name,),
     ).fetchall()
     close: dict[str, Dependent] = {}

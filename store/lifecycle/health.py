@@ -312,7 +312,7 @@ def first(library: Library, limit: int = 200) -> tuple[list[SkillHealth], dict[s
                 FROM j)
             SELECT skill_id, CASE WHEN runs = 0 THEN 3 WHEN runs < :min THEN 2
                 WHEN rate > :fail THEN 0 WHEN rate > :warn THEN 1 ELSE 2 END AS rank
-            FROM k ORDER BY gone, rank, rate DESC, name
+            FROM k ORDER BY gone, rank, rate DESC, name, skill_id
             """,
             {
                 "since": since,

@@ -135,7 +135,8 @@ def default_skill(library: Library) -> str | None:
             if name and catalog.resolve(conn, name) is not None:
                 return name
         row = conn.execute(  # no such events (a library written without them): the catalog
-            "SELECT name FROM skills ORDER BY status = 'uninstalled', updated_at DESC LIMIT 1"
+            "SELECT name FROM skills"
+            " ORDER BY status = 'uninstalled', updated_at DESC, skill_id LIMIT 1"
         ).fetchone()
     return str(row[0]) if row else None
 
@@ -444,7 +445,7 @@ def _pattern(conn: sqlite3.Connection, name: str, cited: str) -> Pattern | None:
 
     row = conn.execute(
         "SELECT pattern_id FROM patterns WHERE skill_name=? AND status='graduated'"
-        " ORDER BY updated_at DESC LIMIT 1",
+        " ORDER BY updated_at DESC, pattern_id LIMIT 1",
         (name,),
     ).fetchone()
     pattern_id = str(row[0]) if row else cited

@@ -228,7 +228,8 @@ def accept(library: Library, a: str, b: str) -> RelationProposal:
             (found.source_name,),
         ).fetchone()
         other = conn.execute(
-            "SELECT status FROM skills WHERE name=? ORDER BY status = 'uninstalled' LIMIT 1",
+            "SELECT status FROM skills WHERE name=?"
+            " ORDER BY status = 'uninstalled', scope_rank, root_rank, fs_path LIMIT 1",
             (found.target_name,),
         ).fetchone()
         for name, skill in ((found.source_name, row), (found.target_name, other)):
