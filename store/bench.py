@@ -29,7 +29,7 @@ from store.paths import APP_NAME
 from store.process import own_librarian, own_module
 
 GENERATOR_VERSION = "1"
-#: (section, field) -> limit; recall is a floor, everything else a ceiling.
+#: (section, field) -> limit; recall, rates and `FLOORS` are floors, everything else a ceiling.
 BUDGETS: dict[tuple[str, str], float] = {
     ("scan", "warm_seconds"): 1.0,
     ("scan", "cold_seconds"): 15.0,
@@ -57,7 +57,13 @@ BUDGETS: dict[tuple[str, str], float] = {
     ("lifecycle", "health_interactive_seconds"): 0.5,
     ("lifecycle", "lineage_interactive_seconds"): 0.5,
     ("lifecycle", "runbook_interactive_seconds"): 0.5,
+    # issue 11: what the warm tier puts in the review queue, against the labelled dev set
+    ("quality", "precision"): 0.6,
+    ("quality", "coverage"): 0.7,
+    ("quality", "narration"): 0,
 }
+#: Fields that are floors whatever their name (quality shares: more is better).
+FLOORS = frozenset({"precision", "coverage"})
 #: The lifecycle screens measured on the lifecycle library (missing ones are reported).
 LIFECYCLE_SCREENS = ("graph", "health", "lineage", "runbook")
 
@@ -126,6 +132,7 @@ def run_bench(
         "session_start": lambda: _bench_session_start(work, nodes),
         "mcp": lambda: _bench_mcp(work, nodes),
         "lifecycle": lambda: _bench_lifecycle(work, sizes["lifecycle"]),
+        "quality": lambda: _bench_quality(work),
     }
     results: dict[str, Any] = {
         "machine": {
@@ -158,7 +165,7 @@ def _check(results: dict[str, Any]) -> dict[str, bool]:
     for (section, field), limit in BUDGETS.items():
         value = results.get(section, {}).get(field)
         if isinstance(value, int | float):
-            floor = field.startswith("recall") or field.endswith("per_second")
+            floor = field.startswith("recall") or field.endswith("per_second") or field in FLOORS
             ok = value >= limit if floor else value <= limit
             verdict[f"{section}.{field}"] = ok
     return verdict
@@ -441,13 +448,28 @@ def _bench_review(work: Path, count: int) -> dict[str, Any]:
         shutil.rmtree(copy, ignore_errors=True)
 
 
+def _corpus() -> Path:
+    """The third-party corpus: `LIBRARIAN_CORPUS`, else `shared/corpus` beside the project."""
+    return Path(os.environ.get("LIBRARIAN_CORPUS", Path(__file__).parents[2] / "shared" / "corpus"))
+
+
 def _bench_routing(work: Path) -> dict[str, Any]:
-    corpus = Path(
-        os.environ.get("LIBRARIAN_CORPUS", Path(__file__).parents[2] / "shared" / "corpus")
-    )
+    corpus = _corpus()
     if not (corpus / "skills").is_dir():
         return {"skipped": f"corpus not found at {corpus} (set LIBRARIAN_CORPUS)"}
     return _child("child-routing", str(work / "routing-lib"), str(corpus / "skills"))
+
+
+def _bench_quality(work: Path) -> dict[str, Any]:
+    """Issue 11: the corpus transcripts through the warm tier, against the labelled lessons."""
+    from store.quality.labels import LABELS_DIR
+
+    transcripts = _corpus() / "transcripts"
+    if not transcripts.is_dir():
+        return {"skipped": f"no transcripts at {transcripts} (set LIBRARIAN_CORPUS)"}
+    if not (LABELS_DIR / "lessons.jsonl").is_file():
+        return {"skipped": f"no labels at {LABELS_DIR} (they ship with the source, not the wheel)"}
+    return _child("child-quality", str(work / "quality"), str(transcripts))
 
 
 # -- patterns: consolidation, the SessionStart hook, the MCP server --------------------------
@@ -1185,6 +1207,12 @@ async def _mcp_calls(library_dir: str, calls: int, errlog: Any) -> dict[str, Any
     return result
 
 
+def child_quality(workdir: str, transcripts: str) -> dict[str, Any]:
+    from store.quality.corpus import run_quality
+
+    return run_quality(Path(transcripts), workdir=Path(workdir)).to_json()
+
+
 def child_blast(library_dir: str, now: str) -> dict[str, Any]:
     from store.bench_lifecycle import measure_blast
 
@@ -1207,6 +1235,7 @@ _CHILDREN: dict[str, Callable[..., dict[str, Any]]] = {
     "child-mcp": child_mcp,
     "child-blast": child_blast,
     "child-health": child_health,
+    "child-quality": child_quality,
 }
 
 if __name__ == "__main__":
