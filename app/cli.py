@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import sqlite3
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -114,14 +116,42 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.close()  # the reader went away (`| head`): not an error
         return 0
     except (LibrarianError, OSError) as exc:
-        print(f"librarian: error: {exc}", file=sys.stderr)
-        return 2
+        return _fail(str(exc))
+    except sqlite3.Error as exc:  # damage found after opening (a truncated or torn file)
+        return _fail(f"the library database cannot be read: {exc}")
+    except Exception as exc:
+        if os.environ.get("LIBRARIAN_DEBUG"):
+            raise
+        return _fail(f"unexpected {type(exc).__name__}: {exc} (LIBRARIAN_DEBUG=1 shows where)")
+
+
+def _fail(message: str) -> int:
+    print(f"librarian: error: {' '.join(message.split())}", file=sys.stderr)
+    return 2
+
+
+#: Commands that only read: they open the library read-only (SQLite `mode=ro`; no
+#: migration, no config or folder created, the vector index rebuilt in memory only).
+READ_ONLY_COMMANDS = frozenset(
+    {"skills", "show", "verify", "sessions", "session", "nodes", "audit", "patterns", "pattern"}
+    | {"retrievals", "blast", "graph", "lineage"}
+)
+#: Commands that only read when their action is one of these.
+READ_ONLY_ACTIONS = {"runs": ("list", "show"), "drafts": ("list", "show"), "proposals": ("list",)}
+
+
+def reads_only(args: argparse.Namespace) -> bool:
+    """Whether the command in `args` leaves the library as it is."""
+    if args.command == "health":
+        return not args.apply
+    actions = READ_ONLY_ACTIONS.get(args.command, ())
+    return args.command in READ_ONLY_COMMANDS or getattr(args, "action", None) in actions
 
 
 def open_library(args: argparse.Namespace) -> Any:
     from store.library import Library
 
-    return Library(resolve_library_dir(args.library))
+    return Library(resolve_library_dir(args.library), read_only=reads_only(args))
 
 
 def emit(args: argparse.Namespace, data: Any, text: str) -> None:
@@ -217,10 +247,16 @@ def cmd_suggest(args: argparse.Namespace) -> int:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     from app import render
-    from store.verify import verify
+    from store.paths import LibraryPaths
+    from store.verify import unopened, verify
 
-    with open_library(args) as library:
-        report = verify(library)
+    try:
+        library = open_library(args)
+    except LibrarianError as exc:  # a database that cannot be opened is a failed check
+        report = unopened(LibraryPaths(resolve_library_dir(args.library)).head, str(exc))
+    else:
+        with library:
+            report = verify(library)
     emit(args, report.as_dict(), render.verify_text(report))
     return 0 if report.ok else 1
 
@@ -239,12 +275,11 @@ def cmd_config(args: argparse.Namespace) -> int:
     from store.paths import LibraryPaths
 
     paths = LibraryPaths(resolve_library_dir(args.library))
-    paths.root.mkdir(parents=True, exist_ok=True)
-    config = Config(paths.config)
+    config = Config(paths.config, create=args.action == "set")  # reading writes nothing
     if args.action == "path":
         print(paths.config)
     elif args.action == "show":
-        print(paths.config.read_text(encoding="utf-8"), end="")
+        print(config.text(), end="")
     elif args.action == "get":
         if not args.key:
             raise CliError("config get needs a KEY")

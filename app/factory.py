@@ -6,6 +6,7 @@ from pathlib import Path
 
 from app.librarian_app import LibrarianApp
 from store.library import Library
+from store.paths import LibraryPaths
 
 
 def make_app(
@@ -20,8 +21,14 @@ def make_app(
     return LibrarianApp(library, watch=watch, warm=warm, show_timings=show_timings)
 
 
+def open_for_app(library_dir: Path) -> Library:
+    """The library the app works on; one this user cannot change opens read-only, for
+    browsing. A damaged or unreadable one raises `LibrarianError` (one line, no app)."""
+    return Library(library_dir, read_only=not LibraryPaths(library_dir).writable())
+
+
 def run_app(library_dir: Path) -> int:
-    with Library(library_dir) as library:
+    with open_for_app(library_dir) as library:
         app = make_app(library)
         app.run()
     return app.return_code or 0

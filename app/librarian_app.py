@@ -123,7 +123,15 @@ class LibrarianApp(App[int]):
         self.install_screen(LineageScreen(self.library), "lineage")
         self.install_screen(RunbookScreen(self.library), "runbook")
         self.choose_first_screen()
-        if self._watch:
+        if self.library.read_only:
+            self.sub_title = "read-only"
+            self.notify(
+                "This library is read-only: browse freely; changes are refused.",
+                title="Read-only library",
+                timeout=8,
+                markup=False,
+            )
+        elif self._watch:
             self.watch_roots()
 
     async def on_first_screen_chosen(self, message: FirstScreenChosen) -> None:
@@ -309,6 +317,7 @@ class LibrarianApp(App[int]):
         report = verify(self.library)
         failed = [c.name for c in report.checks if not c.ok]
         if report.ok:
-            self.notify("library is intact: " + ", ".join(c.name for c in report.checks))
+            head = f"; head {report.head.events} events, {report.head.hash}" if report.head else ""
+            self.notify("library is intact: " + ", ".join(c.name for c in report.checks) + head)
         else:
             self.notify("verify failed: " + ", ".join(failed), severity="error", timeout=10)

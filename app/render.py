@@ -126,6 +126,8 @@ def verify_text(report: VerifyReport) -> str:
     for check in report.checks:
         lines.append(f"{'ok  ' if check.ok else 'FAIL'} {check.name}: {check.detail}")
         lines += [f"       {one_line(p, 200)}" for p in check.problems]
+    if report.head is not None:  # for comparing with a copy kept elsewhere
+        lines.append(f"chain head: {report.head.events} events, last hash {report.head.hash}")
     lines.append("library is intact" if report.ok else "library has problems (see above)")
     return "\n".join(lines)
 

@@ -109,15 +109,18 @@ class ConfigError(LibrarianError):
 class Config:
     """The library's config file. Values are plain Python objects."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, create: bool = True) -> None:
+        """`create=False` reads a missing file as the defaults and writes nothing."""
         self.path = path
-        if not path.exists():
+        if create and not path.exists():
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(DEFAULT_CONFIG, encoding="utf-8")
         self._doc = self._load()
 
     def _load(self) -> tomlkit.TOMLDocument:
         try:
+            if not self.path.exists():
+                return tomlkit.parse(DEFAULT_CONFIG)
             return tomlkit.parse(self.path.read_text(encoding="utf-8"))
         except (TOMLKitError, UnicodeDecodeError) as exc:
             raise ConfigError(f"{self.path}: not valid TOML ({exc})") from exc
@@ -154,6 +157,10 @@ class Config:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
         os.replace(tmp, self.path)
+
+    def text(self) -> str:
+        """The file as it would be saved (the defaults when there is no file yet)."""
+        return tomlkit.dumps(self._doc)
 
     def as_dict(self) -> dict[str, Any]:
         result = _plain(self._doc)

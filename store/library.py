@@ -82,13 +82,30 @@ class Library:
     """A skill library on disk: SQLite event log + projections, config, vector index."""
 
     def __init__(
-        self, root: Path, embedder: Embedder | None = None, clock: Clock = events.now_iso
+        self,
+        root: Path,
+        embedder: Embedder | None = None,
+        clock: Clock = events.now_iso,
+        *,
+        read_only: bool = False,
     ) -> None:
+        """Open (and, unless `read_only`, create or upgrade) the library at `root`.
+
+        Read-only opens create, migrate and rewrite nothing: the database is opened with
+        SQLite's `mode=ro`, the vector index is kept in memory, and every write raises
+        `ReadOnlyError`."""
         self.paths = LibraryPaths(root)
         self.clock = clock
-        self.paths.ensure()
-        self.config = Config(self.paths.config)
-        self.db = Database(self.paths.db)
+        self.read_only = read_only
+        if not read_only:
+            if not self.paths.writable():
+                raise LibraryError(
+                    f"{root} is read-only for you: this command changes the library"
+                    " (commands that only read, and the app, still open it)"
+                )
+            self.paths.ensure()
+        self.config = Config(self.paths.config, create=not read_only)
+        self.db = Database(self.paths.db, read_only=read_only, head=self.paths.head)
         self._embedder = embedder
         self._index: VectorIndex | None = None
         self._actor = ""
@@ -397,7 +414,7 @@ class Library:
         seq = self._catalog_signature()
         if not force and self._synced == (seq, True):
             return True
-        if embed:
+        if embed and not self.read_only:  # embedding stores vectors: a write
             try:
                 self.embed_missing(self._unembedded_texts())
             except EmbeddingError:
@@ -409,7 +426,7 @@ class Library:
             if force or not loaded or index.deleted > max(64, len(wanted) // 4):
                 labels = sorted(wanted)
                 index.build(self.model_name, wanted, labels, self._vectors_for(wanted, labels))
-                index.save()
+                self._save_index()
             elif index.entries != wanted:
                 current = index.entries
                 add = {lab: h for lab, h in wanted.items() if current.get(lab) != h}
@@ -420,10 +437,14 @@ class Library:
                     self._vectors_for(add, labels),
                     [lab for lab in current if lab not in wanted],
                 )
-                index.save()
+                self._save_index()
         self._synced = (seq, len(wanted) == total)
         self.similarities(np.zeros(self._dim(), dtype=np.float32), [])  # warm the matrix
         return len(wanted) == total
+
+    def _save_index(self) -> None:
+        if not self.read_only:  # a read-only library keeps its rebuilt index in memory
+            self.index.save()
 
     def _catalog_signature(self) -> tuple[Any, ...]:
         """What the vector index depends on: the skills (a status or version change touches

@@ -51,6 +51,11 @@ class LibraryPaths:
         return self.root / "library.db"
 
     @property
+    def head(self) -> Path:
+        """The event log's head (count and last hash), kept outside the database."""
+        return self.root / "head.json"
+
+    @property
     def config(self) -> Path:
         return self.root / "config.toml"
 
@@ -73,3 +78,14 @@ class LibraryPaths:
     def ensure(self) -> None:
         for folder in (self.root, self.vectors, self.spool, self.models, self.exports):
             folder.mkdir(parents=True, exist_ok=True)
+
+    def writable(self) -> bool:
+        """False when this user cannot change the library: its folder (or, before it exists,
+        the nearest folder that does), its database files, config or head file."""
+        folder = self.root
+        while not folder.exists() and folder != folder.parent:
+            folder = folder.parent
+        if not os.access(folder, os.W_OK | os.X_OK):
+            return False
+        files = (self.db, Path(f"{self.db}-wal"), Path(f"{self.db}-shm"), self.config, self.head)
+        return all(os.access(f, os.W_OK) for f in files if f.exists())

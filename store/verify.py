@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from store import chain_head
+from store.chain_head import Head
 from store.events import check_chain, iter_events
 from store.migrations import PROJECTION_TABLES, migrate
 from store.projections import apply_event
@@ -31,21 +34,55 @@ class Check:
 @dataclass
 class VerifyReport:
     checks: list[Check]
+    #: Where the database's log ends (None when it could not be read), and the head file.
+    head: Head | None = None
+    recorded: Head | None = None
 
     @property
     def ok(self) -> bool:
         return all(c.ok for c in self.checks)
 
     def as_dict(self) -> dict[str, object]:
-        return {"ok": self.ok, "checks": [c.__dict__ for c in self.checks]}
+        return {
+            "ok": self.ok,
+            "checks": [c.__dict__ for c in self.checks],
+            "head": None
+            if self.head is None
+            else {"events": self.head.events, "hash": self.head.hash},
+            "recorded_head": None if self.recorded is None else self.recorded.as_dict(),
+        }
 
 
 def verify(library: Library) -> VerifyReport:
-    """Integrity, hash chain, replay == projections, blobs, and the vector index."""
+    """Integrity, hash chain, the head file, replay == projections, blobs, the vector index.
+
+    Damage that stops a check from reading the database fails that check with the reason."""
+    recorded, head_problem = _recorded_head(library.paths.head)
     with library.db.read() as conn:
-        checks = [_integrity(conn), _chain(conn), _replay(conn), _blobs(conn)]
-    checks.append(_vectors(library))
-    return VerifyReport(checks)
+        checks = [_guarded("integrity", _integrity, conn), _guarded("hash_chain", _chain, conn)]
+        try:
+            tip: Head | None = chain_head.tip(conn)
+        except sqlite3.DatabaseError:
+            tip = None
+        checks.append(_guarded("head", _head, conn, tip, recorded, head_problem))
+        checks += [_guarded("replay", _replay, conn), _guarded("blobs", _blobs, conn)]
+    checks.append(_guarded("vectors", _vectors, library))
+    return VerifyReport(checks, tip, recorded)
+
+
+def unopened(head_file: Path, reason: str) -> VerifyReport:
+    """The report on a library whose database could not be opened at all."""
+    recorded, _ = _recorded_head(head_file)
+    checks = [Check("database", False, reason)]
+    if recorded is not None:
+        checks.append(
+            Check(
+                "head",
+                False,
+                f"the head file records {recorded.events} events; the database cannot be read",
+            )
+        )
+    return VerifyReport(checks, None, recorded)
 
 
 def _integrity(conn: sqlite3.Connection) -> Check:
@@ -153,10 +190,17 @@ def _vectors(library: Library) -> Check:
                 "SELECT text_hash, vector FROM embeddings WHERE model=?", (library.model_name,)
             )
         }
-    if not wanted:
-        return Check("vectors", True, "no skills to index")
     index = library.index
     dim = next((len(v) // 4 for v in stored.values()), 384)
+    if not wanted:
+        if (index.meta is None and not index.load(dim)) or not index.count:
+            return Check("vectors", True, "no skills to index")
+        return Check(
+            "vectors",
+            False,
+            "vector index does not match SQLite",
+            [f"the index holds {index.count} surfaces, the database none"],
+        )
     if index.meta is None and not index.load(dim):
         return Check(
             "vectors",
@@ -219,3 +263,64 @@ def rebuild(library: Library) -> dict[str, int]:
             count += 1
     library.sync_index(embed=True, force=True)
     return {"events": count, "surfaces": library.index.count}
+
+
+# -- damage that stops a check, and the head file -------------------------------------
+
+
+def _guarded(name: str, check: Callable[..., Check], *args: Any) -> Check:
+    try:
+        return check(*args)
+    except sqlite3.DatabaseError as exc:
+        return Check(name, False, f"the database cannot be read: {exc}")
+
+
+def _recorded_head(path: Path) -> tuple[Head | None, str]:
+    try:
+        return chain_head.read(path), ""
+    except chain_head.HeadFileError as exc:
+        return None, str(exc)
+
+
+def _head(conn: sqlite3.Connection, tip: Head | None, recorded: Head | None, problem: str) -> Check:
+    if problem or tip is None:
+        return Check("head", False, problem or "the log's end cannot be read")
+    if recorded is None:
+        if not tip.events:
+            return Check("head", True, "no events yet, no head recorded")
+        return Check(
+            "head",
+            True,
+            "no head recorded yet (a library made before heads were kept): it is recorded the"
+            " next time a command that writes opens the library",
+        )
+    since = (
+        "head recorded since the first event"
+        if recorded.since == 0
+        else f"head first recorded at event {recorded.since} (a library made before heads"
+        " were kept: a change to earlier history made before then would not show)"
+    )
+    if recorded.events > tip.events:
+        return Check(
+            "head",
+            False,
+            "events were removed or the database was replaced",
+            [f"the head file records {recorded.events} events, the log has {tip.events}"],
+        )
+    found = chain_head.hash_at(conn, recorded.events)
+    if found != recorded.hash:
+        return Check(
+            "head",
+            False,
+            "history was rewritten: the log no longer holds the recorded head",
+            [f"event {recorded.events} should have hash {recorded.hash}", f"it has {found}"],
+        )
+    if recorded.events < tip.events:
+        later = tip.events - recorded.events
+        return Check(
+            "head",
+            True,
+            f"the log goes on {later} events past the recorded head and chains from it"
+            f" (a writer stopped before recording them); {since}",
+        )
+    return Check("head", True, f"the log ends at the recorded head; {since}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -112,6 +113,106 @@ def test_verify_exit_codes(scanned: tuple[Path, Path], tmp_path: Path) -> None:
     assert json.loads(result.stdout)["ok"] is False
     assert run(damaged, "rebuild").returncode == 0
     assert run(damaged, "verify").returncode == 0
+
+
+def one_line_error(result: subprocess.CompletedProcess[str]) -> str:
+    assert result.returncode != 0
+    assert result.stderr.startswith("librarian: error: ")
+    assert "Traceback" not in result.stderr + result.stdout
+    assert len(result.stderr.strip().splitlines()) == 1
+    return result.stderr
+
+
+def copy_library(library: Path, target: Path) -> Path:
+    shutil.copytree(library, target)
+    return target
+
+
+def test_verify_prints_the_head_to_compare_with_a_kept_copy(scanned: tuple[Path, Path]) -> None:
+    library, _ = scanned
+    head = json.loads((library / "head.json").read_text())
+    text = run(library, "verify").stdout
+    assert f"chain head: {head['events']} events, last hash {head['hash']}" in text
+    data = json.loads(run(library, "verify", "--json").stdout)
+    assert data["head"] == {"events": head["events"], "hash": head["hash"]}
+    assert data["recorded_head"]["hash"] == head["hash"]
+
+
+@pytest.mark.parametrize("how", ["deleted", "emptied"])
+def test_a_deleted_or_emptied_database_fails_verify(
+    scanned: tuple[Path, Path], tmp_path: Path, how: str
+) -> None:
+    library = copy_library(scanned[0], tmp_path / "lib")
+    for name in ("library.db-wal", "library.db-shm"):
+        (library / name).unlink(missing_ok=True)
+    if how == "deleted":
+        (library / "library.db").unlink()
+    else:
+        (library / "library.db").write_bytes(b"")
+    result = run(library, "verify")
+    assert result.returncode == 1
+    assert "FAIL head: events were removed or the database was replaced" in result.stdout
+    assert "library is intact" not in result.stdout
+    assert (library / "library.db").exists() == (how == "emptied")  # verify creates nothing
+
+
+@pytest.mark.parametrize("damage", ["truncated", "random bytes"])
+def test_a_damaged_database_is_one_line_everywhere_and_fails_verify(
+    scanned: tuple[Path, Path], tmp_path: Path, damage: str
+) -> None:
+    library = copy_library(scanned[0], tmp_path / "lib")
+    db = library / "library.db"
+    data = db.read_bytes()
+    db.write_bytes(data[: len(data) // 3] if damage == "truncated" else os.urandom(len(data)))
+    verified = run(library, "verify", "--json")
+    assert verified.returncode == 1
+    assert "Traceback" not in verified.stderr
+    report = json.loads(verified.stdout)
+    assert report["ok"] is False
+    assert any(not c["ok"] and "database" in c["detail"] for c in report["checks"])
+    for args in (("skills",), ("show", "release-notes"), ("scan", "--no-embed"), ("app",)):
+        one_line_error(run(library, *args))
+
+
+def test_commands_that_read_write_nothing(scanned: tuple[Path, Path], tmp_path: Path) -> None:
+    from tests.store.conftest import snapshot
+
+    library = copy_library(scanned[0], tmp_path / "lib")
+    (library / "config.toml").unlink()  # a reader writes no default config
+    shutil.rmtree(library / "spool")  # and creates no folder
+    before = snapshot(library)
+    for args in (("skills",), ("show", "release-notes"), ("verify",), ("sessions",)):
+        assert run(library, *args).returncode == 0
+    assert snapshot(library) == before
+
+
+def test_a_fresh_library_reads_as_empty_and_is_not_created(tmp_path: Path) -> None:
+    library = tmp_path / "new"
+    assert run(library, "skills").returncode == 0
+    assert run(library, "config", "get", "suggest.limit").stdout.strip() == "10"
+    verified = run(library, "verify")
+    assert verified.returncode == 0
+    assert "library is intact" in verified.stdout
+    assert not library.exists()
+
+
+def test_a_library_this_user_cannot_write(scanned: tuple[Path, Path], tmp_path: Path) -> None:
+    from tests.store.conftest import chmod_binds
+
+    if not chmod_binds(tmp_path):
+        pytest.skip("this user writes through chmod (root)")
+    library = copy_library(scanned[0], tmp_path / "lib")
+    paths = [library, *library.rglob("*")]
+    for path in reversed(paths):
+        path.chmod(0o555 if path.is_dir() else 0o444)
+    try:
+        assert run(library, "verify").returncode == 0
+        assert "release-notes" in run(library, "skills").stdout
+        assert run(library, "show", "release-notes").returncode == 0
+        assert "read-only" in one_line_error(run(library, "scan", "--no-embed"))
+    finally:
+        for path in paths:
+            path.chmod(0o755 if path.is_dir() else 0o644)
 
 
 def test_config_set_keeps_comments(tmp_path: Path) -> None:

@@ -51,3 +51,34 @@ def write_skill(
         encoding="utf-8",
     )
     return path
+
+
+#: SQLite's shared-memory index and write-ahead log: a reader may create them (they hold no
+#: data of the library), and a reader in a folder it cannot write opens without them.
+SQLITE_SIDE_FILES = ("library.db-shm", "library.db-wal")
+
+
+def snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
+    """Every file's bytes and mtime, and every folder, except SQLite's side files."""
+    found: dict[str, tuple[bytes, int]] = {}
+    for path in sorted(root.rglob("*")):
+        if path.name in SQLITE_SIDE_FILES:
+            continue
+        data = path.read_bytes() if path.is_file() else b"<dir>"
+        found[str(path.relative_to(root))] = (data, path.stat().st_mtime_ns)
+    return found
+
+
+def chmod_binds(folder: Path) -> bool:
+    """Whether a read-only mode stops this process (root, or anyone with CAP_DAC_OVERRIDE,
+    writes through it)."""
+    probe = folder / "chmod-probe"
+    probe.write_text("")
+    probe.chmod(0o444)
+    try:
+        probe.open("w").close()
+    except PermissionError:
+        return True
+    finally:
+        probe.unlink()
+    return False
