@@ -42,8 +42,9 @@ def _session_ingested(conn: sqlite3.Connection, event: Event) -> None:
     )
     conn.execute("DELETE FROM session_files WHERE session_id=?", (sid,))
     conn.executemany(
-        "INSERT INTO session_files(session_id, path, size, mtime_ns, sha256) VALUES (?,?,?,?,?)",
-        [(sid, f["path"], f["size"], f["mtime_ns"], f["sha256"]) for f in p["files"]],
+        "INSERT INTO session_files(session_id, path, size, mtime_ns, sha256, source, label)"
+        " VALUES (?,?,?,?,?,?,?)",
+        [(sid, *_file_row(f, p["files"][0]["path"])) for f in p["files"]],
     )
     conn.execute("DELETE FROM skill_uses WHERE session_id=?", (sid,))
     conn.executemany(
@@ -51,6 +52,16 @@ def _session_ingested(conn: sqlite3.Connection, event: Event) -> None:
         [(sid, name) for name in p["skills_used"]],
     )
     _replace_messages(conn, sid, p["messages_hash"])
+
+
+def _file_row(f: dict[str, Any], first: str) -> tuple[Any, ...]:
+    """A session file's row. Events from before a session could have several main files
+    (schema 7) name neither source nor label: their main file was the first, and every file
+    was labelled by its path from the main file's folder (as migration 7 fills them in)."""
+    folder = first[: first.rfind("/") + 1]
+    label = f["path"][len(folder) :] if f["path"].startswith(folder) else f["path"]
+    source, label = f.get("source", first), f.get("label", label)
+    return f["path"], f["size"], f["mtime_ns"], f["sha256"], source, label
 
 
 def _replace_messages(conn: sqlite3.Connection, sid: str, digest: str) -> None:

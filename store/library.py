@@ -69,6 +69,13 @@ if TYPE_CHECKING:
 Progress = Callable[[int, int], None]
 Clock = Callable[[], str]
 WRITE_BATCH = 250
+#: Skills per committed scan batch: at least this many...
+SCAN_BATCH_MIN = 32
+#: ...at most this many, and otherwise a twentieth of the scan (the vector index is saved
+#: after every batch, so a big first scan saves it about twenty times).
+SCAN_BATCH_MAX = 500
+#: Texts embedded per committed transaction of the embedding cache.
+EMBED_COMMIT = 256
 STATUS_EVENTS = frozenset(
     {"skill.proposed", "skill.promoted", "skill.deprecated", "skill.retired", "skill.validated"}
 )
@@ -195,12 +202,14 @@ class Library:
         """Reconcile the catalog with the files under the roots (idempotent by content)."""
         started = time.perf_counter()
         roots = discovery.explicit_roots(list(paths), "extra") if paths else self.configured_roots()
-        found, skipped, truncated = self._walk(roots)
+        found, walk_skips, truncated = self._walk(roots)
         known = self._known_by_path()
-        loaded, unchanged, skipped_more = self._read_changed(found, known, progress)
-        skipped += skipped_more
-        embedded = self._embed_loaded(loaded) if embed else 0
-        installed, changed = self._write_versions(loaded, known)
+        tally = _ScanTally(skipped=[_kept(s, known.get(s.path)) for s in walk_skips])
+        size = scan_batch_size(len(found))
+        for start in range(0, len(found), size):
+            self._scan_batch(found[start : start + size], known, tally, embed=embed)
+            if progress is not None:
+                progress(min(start + size, len(found)), len(found))
         seen = {str(f.path) for f in found}
         gone = self._write_uninstalls(roots, truncated, seen, known)
         self.sync_index(embed=embed)
@@ -208,17 +217,36 @@ class Library:
         return ScanReport(
             roots=tuple(str(r.path) for r in roots),
             seen=len(found),
-            installed=installed,
-            changed=changed,
-            unchanged=unchanged,
+            installed=tally.installed,
+            changed=tally.changed,
+            unchanged=tally.unchanged,
             uninstalled=gone,
-            skipped=tuple(skipped),
+            skipped=tuple(tally.skipped),
             collisions=catalog.collisions(self.db),
             dangling=report.dangling,
             cycles=report.cycles,
-            embedded=embedded,
+            embedded=tally.embedded,
             seconds=round(time.perf_counter() - started, 3),
         )
+
+    def _scan_batch(
+        self, batch: list[Found], known: dict[str, sqlite3.Row], tally: _ScanTally, *, embed: bool
+    ) -> None:
+        """Read, embed and record one batch, each step committed: a scan killed midway keeps
+        every finished batch (and the embeddings of the one it was in), and a rerun goes on
+        from there. Only one batch of file contents is held at a time."""
+        loaded, unchanged, skipped = self._read_changed(batch, known)
+        tally.unchanged += unchanged
+        tally.skipped += skipped
+        if not loaded:
+            return
+        if embed:
+            tally.embedded += self._embed_loaded(loaded)
+        installed, changed = self._write_versions(loaded, known)
+        tally.installed += installed
+        tally.changed += changed
+        if embed:
+            self.sync_index(embed=False)  # the index follows every committed batch
 
     def _walk(self, roots: list[Root]) -> tuple[list[Found], list[SkippedFile], set[str]]:
         found: list[Found] = []
@@ -227,8 +255,9 @@ class Library:
         claimed: set[str] = set()
         depth = int(self.config.get("skills.max_depth"))
         limit = int(self.config.get("skills.max_dirs"))
+        paths = [r.path for r in roots]
         for root in roots:
-            hits, problems = discovery.walk_root(root, depth, limit)
+            hits, problems = discovery.walk_root(root, depth, limit, paths)
             if any(p.code == "walk_limit" for p in problems):
                 truncated.add(str(root.path))
             skipped += [p for p in problems if p.code != "root_missing"]
@@ -248,14 +277,14 @@ class Library:
         return {row["fs_path"]: row for row in rows}
 
     def _read_changed(
-        self, found: list[Found], known: dict[str, sqlite3.Row], progress: Progress | None
+        self, found: list[Found], known: dict[str, sqlite3.Row]
     ) -> tuple[list[Loaded], int, list[SkippedFile]]:
         from store.skills.reconcile import load, read_candidate  # scanning only (parser, lint)
 
         loaded: list[Loaded] = []
         skipped: list[SkippedFile] = []
         unchanged = 0
-        for done, hit in enumerate(found, start=1):
+        for hit in found:
             candidate = read_candidate(hit)
             row = known.get(str(hit.path))
             if isinstance(candidate, SkippedFile):
@@ -268,8 +297,6 @@ class Library:
                     skipped.append(_kept(result, row))
                 else:
                     loaded.append(result)
-            if progress is not None and (done % 25 == 0 or done == len(found)):
-                progress(done, len(found))
         return loaded, unchanged, skipped
 
     def _write_versions(
@@ -362,9 +389,9 @@ class Library:
     # -- embeddings and the vector index -----------------------------------------------
 
     def _embed_loaded(self, loaded: list[Loaded]) -> int:
+        """Embed new surfaces before the write transaction (slow work outside the lock)."""
         from store.skills.reconcile import manifest_of
 
-        """Embed new surfaces before the write transaction (slow work outside the lock)."""
         texts = {text_hash(t): t for item in loaded for _, t in surfaces(manifest_of(item.parsed))}
         try:
             return self.embed_missing(texts)
@@ -382,8 +409,8 @@ class Library:
                 for row in conn.execute("SELECT text_hash FROM embeddings WHERE model=?", (model,))
             }
         missing = [(h, t) for h, t in texts.items() if h not in have]
-        for start in range(0, len(missing), 512):
-            chunk = missing[start : start + 512]
+        for start in range(0, len(missing), EMBED_COMMIT):
+            chunk = missing[start : start + EMBED_COMMIT]
             vectors = self.embedder.embed([t for _, t in chunk])
             with self.db.write() as conn:
                 conn.executemany(
@@ -1140,6 +1167,22 @@ class Library:
         from store.lifecycle import proposals
 
         return proposals.shared_sessions(self, a, b)
+
+
+def scan_batch_size(count: int) -> int:
+    """Skills per committed batch for a scan that found `count`."""
+    return min(SCAN_BATCH_MAX, max(SCAN_BATCH_MIN, -(-count // 20)))
+
+
+@dataclasses.dataclass
+class _ScanTally:
+    """What a scan did so far, batch after batch."""
+
+    skipped: list[SkippedFile]
+    installed: int = 0
+    changed: int = 0
+    unchanged: int = 0
+    embedded: int = 0
 
 
 def _same(row: sqlite3.Row, candidate: Candidate) -> bool:

@@ -393,6 +393,23 @@ MIGRATIONS: tuple[str, ...] = (
     """
     CREATE INDEX outcomes_health ON outcomes(skill_id, version_no, ts, success);
     """,
+    # 7: a session may be recorded in several main files: each file row names the main file
+    # it was read for (source) and what messages call it (label). Rows from earlier events
+    # had one main file, the first of their files, and labels relative to its folder
+    # (`rtrim(x, replace(x, '/', ''))` is x up to its last slash).
+    """
+    ALTER TABLE session_files ADD COLUMN source TEXT NOT NULL DEFAULT '';
+    ALTER TABLE session_files ADD COLUMN label TEXT NOT NULL DEFAULT '';
+    UPDATE session_files SET source = coalesce((SELECT json_extract(e.payload, '$.files[0].path')
+        FROM events e WHERE e.subject = 'session:' || session_files.session_id
+        AND e.type = 'session.ingested' ORDER BY e.seq DESC LIMIT 1), path);
+    UPDATE session_files SET label = CASE
+        WHEN substr(path, 1, length(rtrim(source, replace(source, '/', ''))))
+            = rtrim(source, replace(source, '/', ''))
+        THEN substr(path, length(rtrim(source, replace(source, '/', ''))) + 1)
+        ELSE path END;
+    CREATE INDEX session_files_source ON session_files(source);
+    """,
 )
 
 #: Tables rebuilt by replaying events; `verify` compares them with a scratch replay.

@@ -249,6 +249,9 @@ class ParsedSession:
     skipped: dict[str, int]  # reason -> count of lines skipped
     files: tuple[str, ...]  # absolute paths read (main file first, then subagent files)
     compactions: int = 0
+    labels: tuple[str, ...] = ()  # each of `files` as messages and node keys name it
+    # the main file each of `files` was read for, when a session has several (else empty)
+    sources: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from store.ingest.transcript import (
     default_project_dirs,
     find_session_files,
     parse_session,
+    parse_sources,
     subagent_files,
 )
 from store.ingest.warm import extract_warm
@@ -126,18 +127,29 @@ def ingest(
 
 
 def ingest_file(library: Library, main_file: Path, *, llm: LlmClient | None = None) -> _Outcome:
-    """One session; never raises for data problems (they become the outcome's failure)."""
+    """One session file; never raises for data problems (they become the outcome's failure).
+
+    A session recorded in several main files (a transcript copied or moved, keeping its
+    `sessionId`) is one session with each file a source of it: a changed or new source is
+    read together with the others, and each source is unchanged on its own."""
     main_file = Path(os.path.abspath(main_file))
     problem = regular_file_problem(main_file)
     if problem:  # a FIFO or device named by a hook would block or never end
         return _Outcome(failure=SkippedFile(str(main_file), "not_regular", problem))
-    with session_lock(library.paths.spool / "locks", str(main_file.resolve())):
+    locks = library.paths.spool / "locks"
+    with session_lock(locks, str(main_file.resolve())):
         if _unchanged(library, main_file):
             return _Outcome()
         parsed = parse_session(main_file)
         if isinstance(parsed, ParseFailure):
             return _Outcome(failure=SkippedFile(str(main_file), parsed.code, parsed.reason))
-        return _record(library, parsed, llm)
+        with session_lock(locks, "session\0" + parsed.session_id):
+            others = _other_sources(library, parsed.session_id, main_file)
+            if others:
+                mains = [main_file, *others]
+                every = parse_sources(mains, parsed.session_id, _labels(library, mains))
+                parsed = every if isinstance(every, ParsedSession) else parsed
+            return _record(library, parsed, llm)
 
 
 @contextmanager
@@ -175,35 +187,64 @@ def _sha256(path: Path) -> str:
 
 
 def _unchanged(library: Library, main_file: Path) -> bool:
-    """True when every file of the session is as last ingested (and no subagent file is new).
-    Size and mtime decide first; a touched but identical file is confirmed by hash."""
+    """True when the session file and its subagent files are as last ingested (and no
+    subagent file is new). Size and mtime decide first; a touched but identical file is
+    confirmed by hash. A file may be recorded under another source of the same session."""
     with library.db.read() as conn:
-        row = conn.execute(
-            "SELECT session_id FROM session_files WHERE path=?", (str(main_file),)
-        ).fetchone()
-        if row is None:
-            return False
-        known = {
-            r[0]: r
-            for r in conn.execute(
-                "SELECT path, size, mtime_ns, sha256 FROM session_files WHERE session_id=?",
-                (row[0],),
-            )
-        }
-    current = [main_file, *subagent_files(main_file, row[0])]
-    if {str(p) for p in current} != set(known):
+        rows = conn.execute(
+            "SELECT f.session_id, f.path, f.size, f.mtime_ns, f.sha256, f.source FROM"
+            " session_files f JOIN (SELECT DISTINCT session_id FROM session_files WHERE"
+            " source=?) s ON s.session_id=f.session_id",
+            (str(main_file),),
+        ).fetchall()
+    sessions: dict[str, list[Any]] = {}
+    for row in rows:
+        sessions.setdefault(row[0], []).append(row)
+    return any(_same_files(main_file, sid, found) for sid, found in sessions.items())
+
+
+def _same_files(main_file: Path, session_id: str, rows: list[Any]) -> bool:
+    known = {r[1]: r for r in rows}
+    current = [str(p) for p in (main_file, *subagent_files(main_file, session_id))]
+    mine = {r[1] for r in rows if r[5] == str(main_file)}
+    if not mine <= set(current) or not set(current) <= set(known):
         return False
     for path in current:
-        _, size, mtime_ns, sha = known[str(path)]
+        size, mtime_ns, sha = known[path][2:5]
         try:
-            stat = path.stat()
+            stat = os.stat(path)
         except OSError:
             return False
         if stat.st_size != size:
             return False
-        if stat.st_mtime_ns != mtime_ns and _sha256(path) != sha:
+        if stat.st_mtime_ns != mtime_ns and _sha256(Path(path)) != sha:
             return False
     return True
+
+
+def _other_sources(library: Library, session_id: str, main_file: Path) -> list[Path]:
+    """The session's other recorded main files that still exist."""
+    with library.db.read() as conn:
+        rows = conn.execute(
+            "SELECT DISTINCT source FROM session_files WHERE session_id=? AND source!=?",
+            (session_id, str(main_file)),
+        ).fetchall()
+    return [Path(r[0]) for r in rows if os.path.isfile(r[0])]
+
+
+def _labels(library: Library, mains: list[Path]) -> dict[Path, str]:
+    """The labels main files were recorded under (messages and node keys use them)."""
+    with library.db.read() as conn:
+        return {
+            main: row[0]
+            for main in mains
+            if (
+                row := conn.execute(
+                    "SELECT label FROM session_files WHERE path=? AND source=path LIMIT 1",
+                    (str(main),),
+                ).fetchone()
+            )
+        }
 
 
 # -- recording -------------------------------------------------------------------------------
@@ -237,7 +278,11 @@ def _record(library: Library, parsed: ParsedSession, llm: LlmClient | None) -> _
     winners = {c["node_id"]: into or c["node_id"] for c, into, _ in decisions}
     _attach_edges(fresh, edges, sid, winners, known)
     messages_blob = _archive(parsed.messages)
-    files = [_file_record(Path(f)) for f in parsed.files]
+    sources = parsed.sources or (parsed.files[0],) * len(parsed.files)
+    files = [
+        {**_file_record(Path(f)), "source": source, "label": label}
+        for f, source, label in zip(parsed.files, sources, parsed.labels, strict=True)
+    ]
     inferred = inferred_outcomes.infer(parsed)
     with library.db.write() as conn:
         digest = store_blob(conn, messages_blob)

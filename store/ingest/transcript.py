@@ -767,7 +767,10 @@ class _Session:
         common = self.session_ids.most_common(1)
         return common[0][0] if common else stem
 
-    def finish(self, session_id: str, files: list[str]) -> ParsedSession:
+    def finish(
+        self, session_id: str, read: list[tuple[str, str]], sources: list[str] | None = None
+    ) -> ParsedSession:
+        """The session; `read`: (absolute path, label) of every file read."""
         built = self._build_messages()
         project = (self.main_cwds or self.cwds).most_common(1)
         return ParsedSession(
@@ -783,7 +786,9 @@ class _Session:
             errors=sum(r.is_error for m in built for r in m.tool_results),
             skills_used=_unique_skills(self.skills),
             skipped=dict(self.skipped),
-            files=tuple(files),
+            files=tuple(path for path, _ in read),
+            labels=tuple(label for _, label in read),
+            sources=tuple(sources or ()),
             # Older files mark a compaction only by its summary message.
             compactions=max(self.compactions, sum(m.kind == "compact" for m in built)),
         )
@@ -812,15 +817,79 @@ def parse_session(main_file: Path) -> ParsedSession | ParseFailure:
     if not session.has_messages():
         return _no_messages(main_file, session.skipped)
     session_id = session.session_id(main_file)
-    files = [os.path.abspath(main_file)]
+    read = [(os.path.abspath(main_file), main_file.name)]
+    read += _read_subagents(main_file, "", session_id, session, set())
+    return session.finish(session_id, read)
+
+
+def parse_sources(
+    mains: Iterable[Path], session_id: str, labels: Mapping[Path, str] | None = None
+) -> ParsedSession | ParseFailure:
+    """One session recorded in several main files (a transcript copied or moved keeps its
+    `sessionId`): each main file in path order, then its subagent files, read as session
+    `session_id`. A main file keeps the label it was first read under (`labels`: what
+    messages and node keys call it); a new one is labelled by its name, or, when another
+    main file has that label, by its name under as many of its folders as set it apart."""
+    ordered = sorted({Path(os.path.abspath(main)) for main in mains})
+    names = _main_labels(ordered, labels or {})
+    session = _Session()
+    read: list[tuple[str, str]] = []
+    sources: list[str] = []
+    for main in ordered:
+        label = names[main]
+        failure = _read_main(main, _Where(label, True), session)
+        if failure is not None:
+            session.skipped[f"source_{failure.code}"] += 1
+            continue
+        prefix = label.removesuffix(main.name) if label.endswith(main.name) else ""
+        done = {path for path, _ in read}
+        these = [(str(main), label), *_read_subagents(main, prefix, session_id, session, done)]
+        read += these
+        sources += [str(main)] * len(these)
+    if not session.has_messages():
+        return _no_messages(ordered[0], session.skipped)
+    return session.finish(session_id, read, sources)
+
+
+def _main_labels(mains: list[Path], known: Mapping[Path, str]) -> dict[Path, str]:
+    labels = {main: known[main] for main in mains if main in known}
+    taken = set(labels.values())
+    for main in mains:
+        if main in labels:
+            continue
+        folders = main.parent.parts[1:]
+        label, depth = main.name, 0
+        while label in taken and depth < len(folders):
+            depth += 1
+            label = "/".join((*folders[len(folders) - depth :], main.name))
+        labels[main] = label
+        taken.add(label)
+    return labels
+
+
+def _read_main(path: Path, where: _Where, session: _Session) -> ParseFailure | None:
+    if path.suffix == ".json":
+        return _read_export(path, where, session)
+    return _read_file(path, where, session)
+
+
+def _read_subagents(
+    main_file: Path, prefix: str, session_id: str, session: _Session, done: set[str]
+) -> list[tuple[str, str]]:
+    """Read `main_file`'s subagent files not in `done`: (absolute path, label) of each read."""
+    read: list[tuple[str, str]] = []
     for sub in subagent_files(main_file, session_id):
-        where = _Where(_relative(sub, main_file.parent), False, sub.stem.removeprefix("agent-"))
+        path = os.path.abspath(sub)
+        if path in done:
+            continue
+        label = prefix + _relative(sub, main_file.parent)
+        where = _Where(label, False, sub.stem.removeprefix("agent-"))
         sub_failure = _read_file(sub, where, session)
         if sub_failure is None:
-            files.append(os.path.abspath(sub))
+            read.append((path, label))
         elif sub_failure.code != "empty":
             session.skipped[f"subagent_{sub_failure.code}"] += 1
-    return session.finish(session_id, files)
+    return read
 
 
 def _relative(path: Path, folder: Path) -> str:
@@ -856,8 +925,19 @@ def _no_messages(path: Path, skipped: Mapping[str, int]) -> ParseFailure:
 
 
 def _parse_export(path: Path) -> ParsedSession | ParseFailure:
-    """The older single-JSON `{"loglines": [records…]}` export; `_line` is the record's
-    1-based position in `loglines` (the file has no meaningful lines)."""
+    """The older single-JSON `{"loglines": [records…]}` export."""
+    session = _Session()
+    failure = _read_export(path, _Where(path.name, True), session)
+    if failure is not None:
+        return failure
+    if not session.has_messages():
+        return _no_messages(path, session.skipped)
+    return session.finish(session.session_id(path), [(os.path.abspath(path), path.name)])
+
+
+def _read_export(path: Path, where: _Where, session: _Session) -> ParseFailure | None:
+    """Feed an export's records to `session`; `_line` is the record's 1-based position in
+    `loglines` (the file has no meaningful lines)."""
     try:
         size = path.stat().st_size
         if size > MAX_EXPORT_BYTES:
@@ -875,16 +955,12 @@ def _parse_export(path: Path) -> ParsedSession | ParseFailure:
         return ParseFailure(
             "unsupported", f'{path.name}: neither JSONL nor a {{"loglines": [...]}} export'
         )
-    session = _Session()
-    where = _Where(path.name, True)
     for number, obj in enumerate(loglines, start=1):
         record = _classify(obj, session.skipped)
         if record is not None:
-            record["_file"], record["_line"] = path.name, number
+            record["_file"], record["_line"] = where.file, number
             session.add(record, where)
-    if not session.has_messages():
-        return _no_messages(path, session.skipped)
-    return session.finish(session.session_id(path), [os.path.abspath(path)])
+    return None
 
 
 def _loglines(data: bytes) -> list[Any] | None:

@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from store.files import Refused, check_regular
 from store.models import SkippedFile
 
 SKILL_FILENAMES = ("SKILL.md", "skill.md")
 SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__", ".venv", ".hg", ".svn"})
 USER_CLIENT_DIRS = (".claude", ".agents", ".codex", ".gemini", ".cursor")
 PROJECT_CLIENT_DIRS = (".claude", ".agents", ".codex", ".gemini", ".cursor", ".opencode")
+#: Folders below `max_depth` looked at (at least) to report the skills the walk would miss.
+DEEP_PROBE_DIRS = 2000
 SCOPE_RANKS = {"configured": 0, "user": 1, "project": 2, "plugin": 3, "extra": 4}
 
 
@@ -137,24 +140,37 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
 
 
 def walk_root(
-    root: Root, max_depth: int = 6, max_dirs: int = 20000
+    root: Root,
+    max_depth: int = 6,
+    max_dirs: int = 20000,
+    roots: Sequence[Path] = (),
 ) -> tuple[list[Found], list[SkippedFile]]:
     """Breadth-first walk: a folder holding SKILL.md is a skill (not descended further).
 
-    Symlinked folders are followed once each (by real path), so loops end.
+    Symlinked folders are followed once each (by real path), so loops end. A SKILL.md that is
+    not a regular file, or a symlink to a file outside the skill roots (`roots`, default this
+    one) or the skill's own folder, is reported, never read. Below `max_depth` the walk goes on
+    only to report the skills it would miss, within a budget of folders of its own.
     """
     found: list[Found] = []
     skipped: list[SkippedFile] = []
     if not root.path.is_dir():
         return found, [SkippedFile(str(root.path), "root_missing", "root folder does not exist")]
+    allowed = [os.path.realpath(p) for p in (roots or [root.path])]
     visited: set[str] = set()
+    probed = 0
     queue: deque[tuple[Path, int]] = deque([(root.path, 0)])
     while queue:
         folder, depth = queue.popleft()
         real = os.path.realpath(folder)
         if real in visited:
             continue
-        if len(visited) >= max_dirs:
+        deep = depth > max_depth
+        if deep:
+            if probed >= max(DEEP_PROBE_DIRS, max_dirs // 10):
+                continue
+            probed += 1
+        elif len(visited) - probed >= max_dirs:
             skipped.append(
                 SkippedFile(
                     str(folder),
@@ -164,19 +180,55 @@ def walk_root(
             )
             break
         visited.add(real)
-        skill_file = _skill_file(folder)
-        if skill_file is not None:
-            found.append(Found(Path(os.path.realpath(skill_file)), root))
-            continue
-        if depth >= max_depth:
+        entry = _skill_entry(folder)
+        if entry is not None:
+            if deep:
+                skipped.append(_too_deep(entry, root, max_depth))
+            else:
+                hit = _check_entry(entry, root, [*allowed, real])
+                if isinstance(hit, Found):
+                    found.append(hit)
+                else:
+                    skipped.append(hit)
             continue
         queue.extend((sub, depth + 1) for sub in _subdirs(folder) if sub.name not in SKIP_DIRS)
     return found, skipped
 
 
-def _skill_file(folder: Path) -> Path | None:
+def _skill_entry(folder: Path) -> Path | None:
+    """The folder's SKILL.md, whatever kind of file it is (a dangling symlink included)."""
     for name in SKILL_FILENAMES:
         candidate = folder / name
-        if candidate.is_file():
+        if os.path.lexists(candidate):
             return candidate
     return None
+
+
+def _check_entry(entry: Path, root: Root, allowed: list[str]) -> Found | SkippedFile:
+    """A SKILL.md to read, or why it is not read."""
+    try:
+        check_regular(os.stat(entry).st_mode)
+    except Refused as refused:
+        return SkippedFile(str(entry), refused.code, refused.reason)
+    except OSError as exc:
+        if os.path.islink(entry):
+            return SkippedFile(str(entry), "broken_symlink", "symlink to a file that is missing")
+        return SkippedFile(str(entry), "unreadable", f"cannot read: {exc.strerror or exc}")
+    real = os.path.realpath(entry)
+    if os.path.islink(entry) and not any(_inside(real, base) for base in allowed):
+        return SkippedFile(
+            str(entry), "outside_roots", f"symlink to a file outside the skill roots ({real})"
+        )
+    return Found(Path(real), root)
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def _too_deep(entry: Path, root: Root, max_depth: int) -> SkippedFile:
+    return SkippedFile(
+        str(entry),
+        "folder_too_deep",
+        f"deeper than {max_depth} folders under {root.path} (skills.max_depth)",
+    )

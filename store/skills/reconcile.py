@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from store.files import Refused, read_regular
 from store.models import LintFinding, ParsedSkill, ParseFailure, SkippedFile
 from store.skills.discovery import Found
 from store.skills.lint import lint_skill
@@ -69,15 +70,10 @@ class Loaded:
 
 def read_candidate(found: Found) -> Candidate | SkippedFile:
     path = found.path
-    try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            return SkippedFile(
-                str(path), "too_large", f"SKILL.md is {size:,} bytes (limit {MAX_FILE_BYTES:,})"
-            )
-        data = path.read_bytes()
-    except OSError as exc:
-        return SkippedFile(str(path), "unreadable", f"cannot read: {exc.strerror or exc}")
+    try:  # `found.path` is already the real path: a symlink there now was swapped in
+        data = read_regular(path, MAX_FILE_BYTES, "SKILL.md", follow=False)
+    except Refused as refused:
+        return SkippedFile(str(path), refused.code, refused.reason)
     bundle = list(_bundle_texts(path.parent))
     digest = hashlib.sha256()
     for relpath, text in bundle:
@@ -87,16 +83,15 @@ def read_candidate(found: Found) -> Candidate | SkippedFile:
 
 
 def _bundle_texts(folder: Path) -> Iterator[tuple[str, str]]:
-    """Small text files beside SKILL.md (scripts, references): linted, never executed."""
+    """Small regular text files beside SKILL.md (scripts, references): linted, never
+    executed. Others (too large, binary, not regular) are left out of the hash and lint."""
     count = 0
     for relpath, path in _bundle_files(folder):
         if count >= BUNDLE_MAX_FILES:
             return
         try:
-            if path.stat().st_size > BUNDLE_MAX_BYTES:
-                continue
-            raw = path.read_bytes()
-        except OSError:
+            raw = read_regular(path, BUNDLE_MAX_BYTES, follow=False)
+        except Refused:
             continue
         if b"\0" in raw:
             continue

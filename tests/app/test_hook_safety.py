@@ -221,7 +221,7 @@ def test_a_fifo_transcript_is_set_aside_and_the_queue_drains(tmp_path: Path) -> 
     assert wait_for_sessions(library, 1, seconds=5) == 1
     failed = hooks.failed_entries(spool)
     assert [f["transcript_path"] for f in failed] == [str(fifo)]
-    assert "not a regular file (a FIFO)" in failed[0]["reason"]
+    assert "not a regular file (FIFO)" in failed[0]["reason"]
     assert not hooks.has_queue(spool)
 
 

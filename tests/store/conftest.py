@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import hashlib
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from store.embed import FastEmbedder
+from store.embed import FastEmbedder, Matrix, normalise
 from store.events import stepping_clock
 from store.library import Library
 
@@ -82,3 +84,28 @@ def chmod_binds(folder: Path) -> bool:
     finally:
         probe.unlink()
     return False
+
+
+class HashEmbedder:
+    """A deterministic stand-in for the model (vectors from each text's SHA-256), for tests
+    that need embeddings without loading it: in a child process, or many times over. Set the
+    library's `embedding.model` to `model_name` so that the CLI looks for its vectors."""
+
+    model_name = "test/hash-embedder"
+    dim = 32
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def load(self) -> None:
+        pass
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        self.calls += 1
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        rows = [
+            np.frombuffer(hashlib.sha256(t.encode()).digest(), dtype=np.uint8)[: self.dim]
+            for t in texts
+        ]
+        return normalise(np.vstack(rows).astype(np.float32) - 127.5)

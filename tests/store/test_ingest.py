@@ -284,3 +284,87 @@ def test_hostile_files_are_reported_and_the_rest_ingests(library: Library, tmp_p
     }
     assert before.ok
     assert verify(library).ok
+
+
+def ingest_events(library: Library, session: str) -> int:
+    return int(
+        library.db.conn.execute(
+            "SELECT count(*) FROM events WHERE type='session.ingested' AND subject=?",
+            (f"session:{session}",),
+        ).fetchone()[0]
+    )
+
+
+def test_one_session_in_two_files_ingests_each_file_once(library: Library, tmp_path: Path) -> None:
+    """A transcript copied into another project folder keeps its `sessionId`: both files are
+    sources of one session, each recorded with its own hash and label, each ingested once."""
+    first = debugging_session(tmp_path / "p" / "a", "shared")
+    second = Transcript(tmp_path / "p" / "b" / "shared.jsonl", "shared", "/work/payments")
+    second.prompt("The nightly export job hangs after the schema migration.")
+    second.say("I think the export holds a lock that the migration also takes.")
+    reports = [library.ingest([tmp_path / "p"]) for _ in range(3)]
+    assert [(r.files, r.ingested, r.unchanged) for r in reports] == [
+        (2, 2, 0),
+        (2, 0, 2),
+        (2, 0, 2),
+    ]
+    assert ingest_events(library, "shared") == 2
+    rows = library.db.conn.execute(
+        "SELECT path, source, label FROM session_files WHERE session_id='shared' ORDER BY path"
+    ).fetchall()
+    assert [tuple(r) for r in rows] == [
+        (str(first.path), str(first.path), "shared.jsonl"),  # labelled as when read alone
+        (str(second.path), str(second.path), "b/shared.jsonl"),
+    ]
+    files = {r[0] for r in library.db.conn.execute("SELECT file FROM session_messages")}
+    assert files == {"shared.jsonl", "b/shared.jsonl"}
+    before = {n.node_id: n for n in library.nodes()}
+    assert {n.file for n in before.values()} == {"shared.jsonl", "b/shared.jsonl"}
+    dead_end = library.nodes(type_="DEAD_END")[0]
+    assert any(m.in_range for m in library.node_context(dead_end, radius=2))
+
+    second.say("Let me check which transaction holds the lock during the export.")
+    grown = library.ingest([tmp_path / "p"])
+    assert (grown.ingested, grown.unchanged) == (1, 1)
+    after = {n.node_id: n for n in library.nodes()}
+    assert set(before) <= set(after)
+    assert all(after[i] == before[i] for i in before)  # nothing already stored changed
+    assert grown.nodes_merged == 0
+    assert library.ingest([tmp_path / "p"]).ingested == 0
+    assert ingest_events(library, "shared") == 3
+    assert verify(library).ok
+
+
+def test_migration_7_fills_sources_and_labels_as_a_replay_does(tmp_path: Path) -> None:
+    """Rows written before schema 7 get the source and label the projection gives events
+    without them (so `verify`'s replay still matches)."""
+    import sqlite3
+
+    from store.dag_projections import _file_row
+    from store.migrations import MIGRATIONS, _statements, migrate
+
+    conn = sqlite3.connect(tmp_path / "old.db", isolation_level=None)
+    for number, script in enumerate(MIGRATIONS[:6], start=1):
+        for statement in _statements(script):
+            conn.execute(statement)
+        conn.execute(f"PRAGMA user_version = {number}")
+    main = "/home/me/.claude/projects/-w/s1.jsonl"
+    files = [
+        {"path": path, "size": 1, "mtime_ns": 2, "sha256": "x"}
+        for path in (main, "/home/me/.claude/projects/-w/s1/subagents/agent-a.jsonl")
+    ]
+    conn.execute(
+        "INSERT INTO events(seq, ts, type, actor, subject, payload, prev_hash, hash)"
+        " VALUES (1, 't', 'session.ingested', 'me', 'session:s1', ?, '', 'h')",
+        (json.dumps({"session_id": "s1", "files": files}),),
+    )
+    conn.executemany(
+        "INSERT INTO session_files(session_id, path, size, mtime_ns, sha256) VALUES (?,?,?,?,?)",
+        [("s1", f["path"], 1, 2, "x") for f in files],
+    )
+    migrate(conn)
+    rows = conn.execute(
+        "SELECT path, size, mtime_ns, sha256, source, label FROM session_files ORDER BY path"
+    ).fetchall()
+    assert rows == sorted(_file_row(f, main) for f in files)
+    assert [r[5] for r in rows] == ["s1.jsonl", "s1/subagents/agent-a.jsonl"]

@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
+import json
 import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
 from pathlib import Path
 
 import pytest
 
-from store.library import Library, LibraryError
+from store.events import stepping_clock
+from store.library import Library, LibraryError, scan_batch_size
+from store.synthetic import write_skills
 from store.verify import verify
-from tests.store.conftest import write_skill
+from tests.store.conftest import HashEmbedder, write_skill
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def event_count(library: Library) -> int:
@@ -168,3 +178,96 @@ def test_status_change_is_an_event(make_library, tmp_path: Path) -> None:
     with pytest.raises(LibraryError, match="unknown status event"):
         library.change_status("alpha", "skill.exploded", "no")
     assert verify(library).ok
+
+
+def _hash_library(folder: Path) -> Library:
+    library = Library(folder, embedder=HashEmbedder(), clock=stepping_clock())
+    library.config.set("embedding.model", HashEmbedder.model_name)
+    return library
+
+
+def _catalog(library: Library) -> dict[str, list[tuple[object, ...]]]:
+    """What a scan leaves behind, without the clock: skills, versions, surfaces, vectors,
+    and how many events of each type."""
+    queries = {
+        "skills": "SELECT skill_id, name, fs_path, status, current_version FROM skills",
+        "versions": "SELECT skill_id, version_no, content_hash, files_hash FROM skill_versions",
+        "texts": "SELECT label, skill_id, text_hash FROM skill_texts",
+        "vectors": "SELECT model, text_hash, vector FROM embeddings",
+        "events": "SELECT type, count(*) FROM events GROUP BY type",
+    }
+    with library.db.read() as conn:
+        return {k: sorted(tuple(r) for r in conn.execute(sql)) for k, sql in queries.items()}
+
+
+def _scan_killed_in_batch(library_dir: Path, root: Path, batch: int, ready: Path) -> None:
+    """Scan in a child process whose embedder stalls in its `batch`-th call; SIGKILL it
+    there (every earlier batch is committed by then)."""
+    script = textwrap.dedent(
+        f"""
+        import time
+        from pathlib import Path
+        from store.library import Library
+        from tests.store.conftest import HashEmbedder
+
+        class Stalling(HashEmbedder):
+            def embed(self, texts):
+                if self.calls + 1 == {batch}:
+                    Path({str(ready)!r}).write_text("stalled")
+                    time.sleep(120)
+                return super().embed(texts)
+
+        with Library(Path({str(library_dir)!r}), embedder=Stalling()) as library:
+            library.scan([Path({str(root)!r})])
+        """
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    child = subprocess.Popen([sys.executable, "-c", script], env=env)
+    try:
+        deadline = time.monotonic() + 60
+        while not ready.exists():
+            assert child.poll() is None, "the scan ended before the stalled batch"
+            assert time.monotonic() < deadline, "the scan never reached the stalled batch"
+            time.sleep(0.05)
+        child.send_signal(signal.SIGKILL)
+        child.wait(10)
+    finally:
+        if child.poll() is None:
+            child.kill()
+
+
+def test_scan_killed_midway_keeps_its_batches_and_resumes(tmp_path: Path) -> None:
+    """SIGKILL in the third batch: the first two stay (versions, embeddings, index), the
+    library verifies, and a rerun ends where an uninterrupted scan does without embedding
+    any text twice."""
+    root = tmp_path / "skills"
+    write_skills(root, 200)
+    size = scan_batch_size(200)
+    _hash_library(tmp_path / "killed").close()
+    _scan_killed_in_batch(tmp_path / "killed", root, 3, tmp_path / "stalled")
+
+    checked = subprocess.run(
+        [sys.executable, "-m", "app", "--library", str(tmp_path / "killed"), "verify", "--json"],
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert json.loads(checked.stdout)["ok"]
+
+    resumed = _hash_library(tmp_path / "killed")
+    whole = _hash_library(tmp_path / "whole")
+    try:
+        assert resumed.skill_count() == 2 * size
+        kept = len(_catalog(resumed)["vectors"])
+        report = resumed.scan([root])
+        assert (report.installed, report.unchanged) == (200 - 2 * size, 2 * size)
+        whole.scan([root])
+        assert report.embedded == len(_catalog(whole)["vectors"]) - kept  # none twice
+        assert _catalog(resumed) == _catalog(whole)
+        assert verify(resumed).ok
+    finally:
+        resumed.close()
+        whole.close()
