@@ -371,11 +371,19 @@ def connect(db: Path, timeout: float = BUSY_TIMEOUT) -> sqlite3.Connection:
 
 
 def log_injection(
-    conn: sqlite3.Connection, context: Context, *, query: str, session_id: str, actor: str
+    conn: sqlite3.Connection,
+    context: Context,
+    *,
+    query: str,
+    session_id: str,
+    actor: str,
+    head: Path | None = None,
 ) -> int:
     """Append the `retrieval.logged` event for an injection (as `Library.log_retrieval`);
-    returns its seq. Raises `sqlite3.OperationalError` when the library stays busy."""
+    returns its seq, and moves the chain head file `head` forward. Raises
+    `sqlite3.OperationalError` when the library stays busy."""
     from store import events
+    from store.chain_head import Head, HeadFile
 
     payload = events.retrieval_payload(TOOL, query, context.hits, context.project, session_id)
     conn.execute("BEGIN IMMEDIATE")
@@ -385,6 +393,8 @@ def log_injection(
         conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
+    if head is not None:
+        HeadFile(head).advance(conn, Head(event.seq, event.hash))
     return event.seq
 
 
@@ -414,7 +424,12 @@ def run_hook(root: Path, raw: str) -> str:
                     str(config.get("reviewer.name") or ""), str(config.get("reviewer.email") or "")
                 )
                 log_injection(
-                    conn, context, query=request.cwd, session_id=request.session_id, actor=actor
+                    conn,
+                    context,
+                    query=request.cwd,
+                    session_id=request.session_id,
+                    actor=actor,
+                    head=root / "head.json",
                 )
             except Exception:  # a busy library: the context still goes out, unlogged
                 pass

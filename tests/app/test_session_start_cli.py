@@ -71,6 +71,10 @@ def test_valid_input_prints_session_start_json_and_logs_it(library: Path) -> Non
     after = retrievals(library)
     assert after[: len(before)] == before
     assert after[len(before) :] == [("session-start", PROJECT + "/src/api", PROJECT, "sess-cli")]
+    recorded = json.loads((library / "head.json").read_text())
+    with sqlite3.connect(library / "library.db") as conn:
+        seq, digest = conn.execute("SELECT seq, hash FROM events ORDER BY seq DESC").fetchone()
+    assert (recorded["events"], recorded["hash"]) == (seq, digest)  # the head moved with it
 
 
 def test_the_budget_comes_from_config(library: Path) -> None:
