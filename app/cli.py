@@ -1,18 +1,24 @@
-"""The `librarian` command. Thin: parses arguments, calls the store, prints results."""
+"""The `librarian` command. Thin: parses arguments, calls the store, prints results.
+
+Everything printed goes through `emit` or `say`, which make untrusted text (from transcripts,
+skill files, paths, arguments) safe for a terminal: control and invisible characters become
+visible escapes in text, and `\\uXXXX` escapes in `--json` output. Renderers also fold each
+untrusted field to one line (`store.text.one_line`), so a field cannot forge lines of its own.
+"""
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sqlite3
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn, TextIO
 
 from store.errors import LibrarianError
 from store.paths import default_demo_dir, resolve_library_dir
+from store.text import neutralise, safe_json
 
 Command = Callable[[argparse.Namespace], int]
 
@@ -21,8 +27,15 @@ class CliError(LibrarianError):
     """An error reported as one line with a non-zero exit."""
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with its error messages (which quote arguments) made safe to print."""
+
+    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
+        super().exit(status, neutralise(message) if message else message)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="librarian", description="Skill Librarian: curate what coding agents learn."
     )
     parser.add_argument(
@@ -99,6 +112,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _add(sub: Any, name: str, help_text: str, json_flag: bool = False) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = sub.add_parser(name, help=help_text, description=help_text)
+    # `librarian COMMAND --library P` works as well as `librarian --library P COMMAND`; unset
+    # here, the value given before the command stands.
+    parser.add_argument(
+        "--library", metavar="PATH", default=argparse.SUPPRESS, help="library directory"
+    )
     if json_flag:
         parser.add_argument("--json", action="store_true", help="machine-readable output")
     return parser
@@ -126,7 +144,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _fail(message: str) -> int:
-    print(f"librarian: error: {' '.join(message.split())}", file=sys.stderr)
+    say(f"librarian: error: {neutralise(message, keep_newlines=False)}", file=sys.stderr)
     return 2
 
 
@@ -155,10 +173,16 @@ def open_library(args: argparse.Namespace) -> Any:
 
 
 def emit(args: argparse.Namespace, data: Any, text: str) -> None:
+    """Print `data` as JSON with `--json`, else `text`; either way safe for a terminal."""
     if getattr(args, "json", False):
-        print(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+        print(safe_json(data))
     else:
-        print(text)
+        say(text)
+
+
+def say(text: str, file: TextIO | None = None, end: str = "\n") -> None:
+    """Print text with control and invisible characters shown as escapes (lines kept)."""
+    print(neutralise(text), file=file, end=end)
 
 
 def cmd_app(args: argparse.Namespace) -> int:
@@ -175,7 +199,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     build_demo(target, fresh=args.fresh)
     with Library(target) as library:  # the first scan's count misses the graduated skill
         count = library.skill_count()
-    print(f"demo library at {target}: {count} skills")
+    say(f"demo library at {target}: {count} skills")
     if args.no_open:
         return 0
     from app.factory import run_app
@@ -277,20 +301,20 @@ def cmd_config(args: argparse.Namespace) -> int:
     paths = LibraryPaths(resolve_library_dir(args.library))
     config = Config(paths.config, create=args.action == "set")  # reading writes nothing
     if args.action == "path":
-        print(paths.config)
+        say(str(paths.config))
     elif args.action == "show":
-        print(config.text(), end="")
+        say(config.text(), end="")
     elif args.action == "get":
         if not args.key:
             raise CliError("config get needs a KEY")
         value = config.get(args.key)
         if value is None:
             raise CliError(f"no config key {args.key!r}")
-        print(json.dumps(value) if not isinstance(value, str) else value)
+        say(safe_json(value, indent=None) if not isinstance(value, str) else value)
     else:
         if not args.key or args.value is None:
             raise CliError("config set needs KEY and VALUE")
-        print(json.dumps(config.set(args.key, args.value)))
+        say(safe_json(config.set(args.key, args.value), indent=None))
     return 0
 
 
@@ -298,7 +322,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from store.bench import run_bench
 
     results = run_bench(quick=args.quick, only=set(args.only))
-    print(json.dumps(results, indent=2))
+    print(safe_json(results))
     return 0
 
 

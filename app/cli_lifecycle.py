@@ -72,11 +72,11 @@ def blast_text(b: BlastRadius) -> str:
         )
     lines += [f"  related: {one_line(r.name, 60)} ({r.relation})" for r in b.related]
     if b.sessions:
-        lines.append("  sessions: " + ", ".join(s[:8] for s in b.sessions[:20]))
+        lines.append("  sessions: " + ", ".join(one_line(s[:8], 8) for s in b.sessions[:20]))
     if b.patterns:
-        lines.append("  patterns: " + ", ".join(b.patterns[:20]))
+        lines.append("  patterns: " + ", ".join(one_line(p, 40) for p in b.patterns[:20]))
     if b.drafts:
-        lines.append("  drafts: " + ", ".join(b.drafts))
+        lines.append("  drafts: " + ", ".join(one_line(d, 40) for d in b.drafts))
     return "\n".join(lines)
 
 

@@ -123,7 +123,8 @@ def provenance_lines(x: Lineage) -> list[str]:
     if p.used_in_total:
         lines.append(f"  used in {p.used_in_total} session{'s' if p.used_in_total != 1 else ''}:")
         lines += [
-            f"    {s.session_id[:8]}  {one_line(s.project, 60)}  {s.started_at[:10]}"
+            f"    {one_line(s.session_id[:8], 8)}  {one_line(s.project, 60)}"
+            f"  {one_line(s.started_at[:10], 10)}"
             f"  {one_line(s.title, 80)}"
             for s in p.used_in
         ]
@@ -136,7 +137,7 @@ def _chain(x: Lineage, p: Provenance) -> list[str]:
     lines = ["  sessions → nodes"]
     for s in p.sessions:
         where = (
-            f"{one_line(s.project, 60)}  {s.started_at[:10]}  {one_line(s.title, 80)}"
+            f"{one_line(s.project, 60)}  {one_line(s.started_at[:10], 10)}  {one_line(s.title, 80)}"
             if s.known
             else "(not in this library)"
         )

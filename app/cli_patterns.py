@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from app.cli import emit, open_library
+from app.cli import emit, open_library, say
 from store.errors import LibrarianError
 from store.text import one_line
 
@@ -77,7 +77,7 @@ def cmd_consolidate(args: argparse.Namespace) -> int:
         report = library.consolidate(
             full=args.full,
             llm=llm,
-            progress=None if args.json else (lambda m: print(m, file=sys.stderr)),
+            progress=None if args.json else (lambda m: say(m, file=sys.stderr)),
         )
     text = (
         f"{report.nodes} approved nodes -> {report.patterns} patterns ({report.method},"
@@ -126,7 +126,7 @@ def cmd_pattern(args: argparse.Namespace) -> int:
 
 def cmd_profile(args: argparse.Namespace) -> int:
     with open_library(args) as library:
-        sys.stdout.write(library.profile(args.project))
+        say(library.profile(args.project), end="")
     return 0
 
 
@@ -206,7 +206,8 @@ def cmd_retrievals(args: argparse.Namespace) -> int:
 def cmd_skill_event(args: argparse.Namespace) -> int:
     with open_library(args) as library:
         event = library.skill_event(args.skill, args.event, detail=args.detail)
-    emit(args, {"seq": event.seq, "type": event.type}, f"#{event.seq} {event.type} {args.skill}")
+    text = f"#{event.seq} {event.type} {one_line(args.skill, 80)}"
+    emit(args, {"seq": event.seq, "type": event.type}, text)
     return 0
 
 

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from app.cli import emit, open_library
+from app.cli import emit, open_library, say
 from store.models import Run, StepPlan
 from store.text import one_line
 
@@ -94,7 +94,7 @@ def cmd_retire(args: argparse.Namespace, read: Callable[[str], str] = input) -> 
     """Run (or resume) the skill's runbook: show each step's plan, then do it."""
     interactive = not args.yes
     if interactive and not sys.stdin.isatty() and read is input:
-        print("not a terminal: pass --yes to run the steps without asking", file=sys.stderr)
+        say("not a terminal: pass --yes to run the steps without asking", file=sys.stderr)
         return 2
     inputs = step_inputs(args)
     with open_library(args) as library:
@@ -104,19 +104,19 @@ def cmd_retire(args: argparse.Namespace, read: Callable[[str], str] = input) -> 
             if not reason and interactive:
                 reason = _ask("Why is it retired? ", read)
             run = library.start_run(args.skill, reason)
-            print(f"started {run.run_id} for {one_line(run.skill_name, 80)}")
+            say(f"started {run.run_id} for {one_line(run.skill_name, 80)}")
         else:
-            print(f"resuming {run.run_id} at step {run.next_step}/7")
+            say(f"resuming {run.run_id} at step {run.next_step}/7")
         while run.next_step is not None and run.next_step <= args.steps:
             plan = library.plan_step(run.run_id, **inputs)
             if plan.waiting and interactive:
-                print(plan_text(plan))
+                say(plan_text(plan))
                 answer = _input_for(plan, read)
                 if not answer:
                     return _paused(args, library.run(run.run_id), plan)
                 inputs.update(answer)
                 plan = library.plan_step(run.run_id, **inputs)
-            print(plan_text(plan))
+            say(plan_text(plan))
             if plan.waiting:
                 return _paused(args, run, plan)
             if interactive:
@@ -124,7 +124,7 @@ def cmd_retire(args: argparse.Namespace, read: Callable[[str], str] = input) -> 
                 if choice not in ("y", "yes"):
                     return _paused(args, run, plan)
             run = library.run_step(run.run_id, plan.step, **inputs)
-            print(f"  done: {one_line(run.steps[plan.step - 1].summary, 300)}")
+            say(f"  done: {one_line(run.steps[plan.step - 1].summary, 300)}")
         emit(args, _run_data(run), run_text(run))
     return 0 if run.status == "done" or run.step >= args.steps else PAUSED
 
@@ -147,7 +147,7 @@ def _input_for(plan: StepPlan, read: Callable[[str], str]) -> dict[str, str]:
 
 def _paused(args: argparse.Namespace, run: Run, plan: StepPlan) -> int:
     why = plan.waiting or "stopped before it"
-    print(
+    say(
         f"paused at step {plan.step}/7 ({why}); resume with: librarian retire"
         f" {one_line(run.skill_name, 80)}",
         file=sys.stderr,

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from app import hook_main
-from app.cli import emit, open_library
+from app.cli import emit, open_library, say
 from store.errors import LibrarianError
 from store.hooks import read_hook_input
 from store.paths import resolve_library_dir
@@ -200,12 +200,12 @@ def cmd_hooks(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise LibrarianError(f"{path}: not valid JSON ({exc})") from exc
     if args.dry_run:
-        print(change.diff or f"{path}: nothing to change")
+        say(change.diff or f"{path}: nothing to change")
     elif not change.changed:
-        print(f"{path}: already up to date")
+        say(f"{path}: already up to date")
     else:
         saved = f" (previous file saved as {change.backup})" if change.backup else ""
-        print(f"{path}: hooks {args.action}ed{saved}")
+        say(f"{path}: hooks {args.action}ed{saved}")
     return 0
 
 

@@ -1,13 +1,22 @@
 """`librarian mcp`: the library's memory and skills served to coding agents over MCP (stdio).
 
-Seven tools, each a thin wrapper over one `Library` method: `search_memory`, `pitfalls`,
+Tools, each a thin wrapper over one `Library` method: `search_memory`, `pitfalls`,
 `diagnose`, `profile`, `suggest_skills` (all logged as retrievals by the store) and
-`record_skill_outcome`, `skill_event` (appended to the event log).
+`record_skill_outcome` (appended to the event log). `skill_event`, which can change a skill's
+status (propose, validate, revise, deprecate, ...), is served only when the library's config
+says `mcp.allow_status_changes = true`; otherwise it is not even listed.
 
-Bad input never takes the server down, and always gets an answer:
+Retrievals are logged with a window (`mcp.log_window_seconds`): identical calls within it are
+counted and rolled up into one event (`store.patterns.retrieval_log`), written periodically
+and when the server stops, so an agent that repeats itself does not grow the log per call.
 
-- a line that is not JSON, or not a JSON-RPC message: a JSON-RPC error (-32700 parse error,
-  -32600 invalid request; id null). The SDK would drop such lines without a word.
+Bad input never takes the server down, and is answered whenever JSON-RPC allows:
+
+- a line that is not JSON: -32700 parse error, id null. A message that is not a JSON-RPC
+  request, or whose id is neither a string nor an integer (an object, null, a boolean):
+  -32600 invalid request, id null (the SDK would drop such lines, or take a request with an
+  odd id for a notification, without a word). A request whose `params` is not an object:
+  -32602 invalid params with the request's own id. A notification is never answered.
 - an unknown tool: a JSON-RPC error (-32602); an unknown method: -32601 (the SDK's).
 - arguments that do not fit a tool's schema (wrong type, missing, out of range, an unknown
   event name): an `isError` result naming each field and what is wrong, so the agent can
@@ -32,10 +41,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 import contextvars
+import json
 import logging
+import sqlite3
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Self, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Self, TypeVar, cast
 
 from pydantic import Field
 from typing_extensions import TypedDict
@@ -195,6 +206,11 @@ class Recorded(TypedDict):
 # -- the server --------------------------------------------------------------------------------
 
 
+#: Identical retrievals within this many seconds are one event plus a count (the default of
+#: `mcp.log_window_seconds`).
+LOG_WINDOW = 600.0
+
+
 def serve(args: argparse.Namespace) -> int:
     """Serve the library over stdio until the client closes stdin."""
     import anyio
@@ -202,11 +218,26 @@ def serve(args: argparse.Namespace) -> int:
     from app.cli import open_library
 
     with open_library(args) as library:
+        library.retrieval_log.window = log_window(library)
         warm_up(library)
-        tools = build_tools(library)
+        tools = build_tools(library, allow_status_changes=status_changes_allowed(library))
         with contextlib.suppress(KeyboardInterrupt):
-            anyio.run(run_stdio, tools)
+            anyio.run(run_stdio, tools, library)
     return 0
+
+
+def status_changes_allowed(library: Library) -> bool:
+    """`mcp.allow_status_changes`: only an explicit true lets agents change skill statuses."""
+    value = library.config.get("mcp.allow_status_changes", False)
+    return value is True or str(value).strip().lower() == "true"
+
+
+def log_window(library: Library) -> float:
+    """`mcp.log_window_seconds` (0 logs every call as its own event)."""
+    try:
+        return max(0.0, float(library.config.get("mcp.log_window_seconds", LOG_WINDOW)))
+    except (TypeError, ValueError):
+        return LOG_WINDOW
 
 
 def warm_up(library: Library) -> None:
@@ -215,6 +246,7 @@ def warm_up(library: Library) -> None:
     A failure here is reported on stderr and not fatal: the tools that need the model answer
     with the same error, and the others keep working."""
     from store.errors import LibrarianError
+    from store.text import neutralise
 
     # Anything printed while loading must not reach stdout, which carries the protocol.
     with contextlib.redirect_stdout(sys.stderr):
@@ -223,11 +255,13 @@ def warm_up(library: Library) -> None:
             library.memory.load()
             library.suggest("warm up", 1)
         except LibrarianError as exc:
-            print(f"librarian mcp: warm-up failed: {exc}", file=sys.stderr)
+            problem = neutralise(str(exc), keep_newlines=False)
+            print(f"librarian mcp: warm-up failed: {problem}", file=sys.stderr)
 
 
-def build_tools(library: Library) -> MCPServer:
-    """The tool registry: an `MCPServer` holding the seven tools, bound to `library`.
+def build_tools(library: Library, *, allow_status_changes: bool = False) -> MCPServer:
+    """The tool registry: an `MCPServer` holding the tools, bound to `library`; `skill_event`
+    only when status changes are allowed.
 
     Only its public tool API (`list_tools`, `call_tool`) is used; `protocol_server` speaks
     the protocol, so the error mapping and the transport stay in our hands."""
@@ -240,15 +274,17 @@ def build_tools(library: Library) -> MCPServer:
         read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
     )
     tools = _Tools(library)
-    for fn, hints in (
+    served: list[tuple[Callable[..., Any], ToolAnnotations]] = [
         (tools.search_memory, reads),
         (tools.pitfalls, reads),
         (tools.diagnose, reads),
         (tools.profile, reads),
         (tools.suggest_skills, reads),
         (tools.record_skill_outcome, appends),
-        (tools.skill_event, appends),
-    ):
+    ]
+    if allow_status_changes:
+        served.append((tools.skill_event, appends))
+    for fn, hints in served:
         registry.add_tool(
             fn,
             fn.__name__,
@@ -306,16 +342,40 @@ def protocol_server(tools: MCPServer) -> Server:
     )
 
 
-async def run_stdio(tools: MCPServer) -> None:
-    """Speak MCP on stdin/stdout until stdin closes, then finish the requests in flight."""
+async def run_stdio(tools: MCPServer, library: Library | None = None) -> None:
+    """Speak MCP on stdin/stdout until stdin closes, then finish the requests in flight;
+    meanwhile write the library's rolled-up retrieval repeats as their windows close."""
+    import anyio
     from mcp.server.stdio import stdio_server
 
     server = protocol_server(tools)
-    async with stdio_server() as (read_stream, write_stream):
+    screen = _Screen()
+    lines = cast("anyio.AsyncFile[str]", _Lines(screen))
+    async with stdio_server(stdin=lines) as (read_stream, write_stream):
         outbox = _Outbox(write_stream)
-        await server.run(
-            _Inbox(read_stream, outbox), outbox, server.create_initialization_options()
-        )
+        screen.attach(outbox)
+        async with anyio.create_task_group() as background:
+            if library is not None and library.retrieval_log.window > 0:
+                background.start_soon(_flush_retrievals, library)
+            await server.run(
+                _Inbox(read_stream, outbox), outbox, server.create_initialization_options()
+            )
+            background.cancel_scope.cancel()
+
+
+async def _flush_retrievals(library: Library) -> None:
+    """Write the repeats of closed retrieval windows every so often (at most a minute)."""
+    import anyio
+
+    from store.errors import LibrarianError
+
+    every = min(60.0, max(1.0, library.retrieval_log.window))
+    while True:
+        await anyio.sleep(every)
+        try:
+            await anyio.to_thread.run_sync(lambda: library.retrieval_log.flush(expired_only=True))
+        except (LibrarianError, OSError, sqlite3.Error) as exc:  # closing writes the rest
+            _log.warning("writing retrieval repeats failed: %s", exc)
 
 
 class _Tools:
@@ -464,18 +524,24 @@ class _Outbox:
         if self._open:
             await self._idle.wait()
 
-    async def send_error(self, problem: Exception) -> None:
-        """Answer a line that was not a JSON-RPC message (the id is unknown: null)."""
-        from mcp.shared.message import SessionMessage
-        from mcp.types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
+    async def send_failure(self, problem: Exception) -> None:
+        """Answer a line the SDK could not read (the id is unknown: null)."""
+        from mcp.types import INVALID_REQUEST, PARSE_ERROR
 
         if _is_bad_json(problem):
-            error = ErrorData(code=PARSE_ERROR, message="parse error: the line is not valid JSON")
+            await self.send_error(None, PARSE_ERROR, BAD_JSON)
         else:
-            error = ErrorData(
-                code=INVALID_REQUEST, message="invalid request: not a JSON-RPC 2.0 message"
-            )
-        await self._inner.send(SessionMessage(JSONRPCError(jsonrpc="2.0", id=None, error=error)))
+            await self.send_error(None, INVALID_REQUEST, NOT_JSONRPC)
+
+    async def send_error(self, request_id: str | int | None, code: int, message: str) -> None:
+        """A JSON-RPC error answer outside the SDK's request handling."""
+        from mcp.shared.message import SessionMessage
+        from mcp.types import ErrorData, JSONRPCError
+
+        error = ErrorData(code=code, message=message)
+        await self._inner.send(
+            SessionMessage(JSONRPCError(jsonrpc="2.0", id=request_id, error=error))
+        )
 
     async def send(self, item: SessionMessage, /) -> None:
         from mcp.types import JSONRPCError, JSONRPCResponse
@@ -517,7 +583,7 @@ class _Inbox:
                 raise
             self.last_context = getattr(self._inner, "last_context", None)
             if isinstance(item, Exception):
-                await self._outbox.send_error(item)
+                await self._outbox.send_failure(item)
                 continue
             message = item.message
             if isinstance(message, JSONRPCRequest):
@@ -548,6 +614,106 @@ class _Inbox:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
+
+
+#: Error messages of the answers the transport gives itself.
+BAD_JSON = "parse error: the line is not valid JSON"
+NOT_JSONRPC = "invalid request: not a JSON-RPC 2.0 message"
+BAD_ID = "invalid request: the id must be a string or an integer"
+BAD_METHOD = "invalid request: the method must be a string"
+BAD_PARAMS = "invalid params: params must be an object"
+
+
+class _Drop:
+    """A line to ignore without an answer (a notification, or a response, gone wrong)."""
+
+
+DROP = _Drop()
+#: What a screened line gets: None (pass it on to the SDK), `DROP`, or (id, code, message).
+Verdict = tuple[str | int | None, int, str] | _Drop | None
+
+
+def screen(line: str) -> Verdict:
+    """Check a line's JSON-RPC envelope before the SDK sees it, for what the SDK gets wrong:
+    it answers a request with bad `params` with a null id, and reads a request with an
+    object or null id as a notification, which is never answered."""
+    from mcp.types import INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR
+
+    try:
+        message = json.loads(line)
+    except (ValueError, RecursionError):
+        return (None, PARSE_ERROR, BAD_JSON)
+    if not isinstance(message, dict):
+        return (None, INVALID_REQUEST, NOT_JSONRPC)  # batches included: MCP has none
+    has_id = "id" in message
+    request_id = message.get("id")
+    good_id = isinstance(request_id, str) or (
+        isinstance(request_id, int) and not isinstance(request_id, bool)
+    )
+    if "method" not in message and ("result" in message or "error" in message):
+        return None if good_id else DROP  # a response: never answered
+    if has_id and not good_id:
+        return (None, INVALID_REQUEST, BAD_ID)
+    known_id = request_id if has_id else None
+    if message.get("jsonrpc") != "2.0" or "method" not in message:
+        return (known_id, INVALID_REQUEST, NOT_JSONRPC)
+    if not isinstance(message["method"], str):
+        return (known_id, INVALID_REQUEST, BAD_METHOD)
+    params = message.get("params")
+    if params is not None and not isinstance(params, dict):
+        return (known_id, INVALID_PARAMS, BAD_PARAMS) if has_id else DROP
+    return None
+
+
+class _Screen:
+    """Answers the lines `screen` stops, once the write side exists."""
+
+    def __init__(self) -> None:
+        import anyio
+
+        self._outbox: _Outbox | None = None
+        self._ready = anyio.Event()
+
+    def attach(self, outbox: _Outbox) -> None:
+        self._outbox = outbox
+        self._ready.set()
+
+    async def passes(self, line: str) -> bool:
+        """True when the line is for the SDK; otherwise it is answered (or dropped) here."""
+        verdict = screen(line)
+        if verdict is None:
+            return True
+        if isinstance(verdict, _Drop):
+            _log.warning("ignored a malformed notification or response")
+            return False
+        await self._ready.wait()
+        if self._outbox is not None:
+            await self._outbox.send_error(*verdict)
+        return False
+
+
+class _Lines:
+    """stdin as the SDK's stdio transport reads it (an async iterator of text lines), with
+    the lines `_Screen` stops taken out. Given to the transport as its stdin, because its own
+    reader parses each line before anything else sees it (stdout stays the SDK's)."""
+
+    def __init__(self, screen: _Screen) -> None:
+        import anyio
+
+        self._source = anyio.wrap_file(sys.stdin.buffer)
+        self._screen = screen
+
+    def __aiter__(self) -> Self:
+        return self
+
+    async def __anext__(self) -> str:
+        while True:
+            raw: bytes = await self._source.readline()
+            if not raw:
+                raise StopAsyncIteration
+            line = raw.decode("utf-8", errors="replace")
+            if await self._screen.passes(line):
+                return line
 
 
 def _is_bad_json(problem: Exception) -> bool:

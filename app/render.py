@@ -68,7 +68,7 @@ def skills_text(rows: list[SkillSummary]) -> str:
     for r in rows:
         flags = f"{r.warning_count}w {r.finding_count}f" + (" shadowed" if r.shadowed else "")
         lines.append(
-            f"{one_line(r.name, width):<{width}}  {r.status:<11} v{r.version_no:<3}"
+            f"{one_line(r.name, width):<{width}}  {one_line(r.status, 11):<11} v{r.version_no:<3}"
             f" {flags:<14} {one_line(r.description, 80)}"
         )
     return "\n".join(lines)
@@ -77,7 +77,7 @@ def skills_text(rows: list[SkillSummary]) -> str:
 def detail_text(d: SkillDetail, body: bool = True) -> str:
     s = d.summary
     lines = [
-        f"{one_line(s.name, 80)}  [{s.status}]  v{s.version_no}  id {s.skill_id}",
+        f"{one_line(s.name, 80)}  [{one_line(s.status, 20)}]  v{s.version_no}  id {s.skill_id}",
         f"  path: {one_line(s.fs_path, 200)}",
         f"  root: {one_line(s.root, 200)} ({s.scope})",
         f"  description: {one_line(d.manifest['description'], 2000)}",
@@ -91,12 +91,13 @@ def detail_text(d: SkillDetail, body: bool = True) -> str:
         for f in d.findings
     ]
     lines += [
-        f"  {r.type} -> {one_line(r.target, 64)}" + (" (dangling)" if r.dangling else "")
+        f"  {one_line(r.type, 32)} -> {one_line(r.target, 64)}"
+        + (" (dangling)" if r.dangling else "")
         for r in d.relations
     ]
-    lines += [f"  {one_line(r.source, 64)} {r.type} this skill" for r in d.dependents]
+    lines += [f"  {one_line(r.source, 64)} {one_line(r.type, 32)} this skill" for r in d.dependents]
     lines += [
-        f"  version {v.version_no}: {v.event} {v.created_at} {v.content_hash[:12]}"
+        f"  version {v.version_no}: {v.event} {one_line(v.created_at, 40)} {v.content_hash[:12]}"
         for v in d.versions
     ]
     if body:
@@ -115,7 +116,7 @@ def suggest_text(contexts: list[str], results: list[list[Suggestion]]) -> str:
             lines.append(
                 f"{rank:>3}. {one_line(h.name, 48):<48} {h.score:.3f}"
                 f"  lex {h.lexical:.2f} dense {h.dense:.2f} imp {h.importance:.2f}"
-                f"  [{h.status}]  terms: {one_line(terms, 80)}"
+                f"  [{one_line(h.status, 20)}]  terms: {one_line(terms, 80)}"
             )
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
@@ -152,7 +153,7 @@ def ingest_text(report: IngestReport) -> str:
             f" {report.relations_proposed} relations proposed (`librarian proposals`)"
         )
     if report.skipped_lines:
-        skipped = ", ".join(f"{k} {v}" for k, v in sorted(report.skipped_lines.items()))
+        skipped = _counts(report.skipped_lines)
         lines.append(f"  skipped lines: {skipped}")
     lines += [
         f"  failed {one_line(f.path, 160)}: {f.code}: {one_line(f.reason, 200)}"
@@ -166,7 +167,8 @@ def sessions_text(rows: list[SessionSummary]) -> str:
     if not rows:
         return "no sessions (run `librarian ingest` or install the hooks)"
     return "\n".join(
-        f"{r.session_id[:8]}  {r.started_at[:16]}  {one_line(r.project, 40):<40}"
+        f"{_short_id(r.session_id)}  {one_line(r.started_at[:16], 16)}"
+        f"  {one_line(r.project, 40):<40}"
         f" {one_line(r.branch, 24):<24} {r.turns:>3} turns {r.errors:>2} errors"
         f" {r.node_count:>3} nodes ({r.pending_count} pending)"
         for r in rows
@@ -177,17 +179,16 @@ def session_text(summary: SessionSummary, nodes: list[Node], edges: list[Edge]) 
     from widgets.dag_layout import layout_dag, render_text
 
     head = [
-        f"session {summary.session_id}",
+        f"session {one_line(summary.session_id, 200)}",
         f"  project {one_line(summary.project, 200)}"
-        f"  branch {one_line(summary.branch, 80)}  client {summary.client_version}",
-        f"  {summary.started_at} → {summary.ended_at}: {summary.turns} turns,"
+        f"  branch {one_line(summary.branch, 80)}  client {one_line(summary.client_version, 40)}",
+        f"  {one_line(summary.started_at, 40)} → {one_line(summary.ended_at, 40)}:"
+        f" {summary.turns} turns,"
         f" {summary.tool_calls} tool calls, {summary.errors} errors",
         f"  skills used: {', '.join(one_line(s, 60) for s in summary.skills_used) or '-'}",
     ]
     if summary.skipped:
-        head.append(
-            "  skipped lines: " + ", ".join(f"{k} {v}" for k, v in sorted(summary.skipped.items()))
-        )
+        head.append("  skipped lines: " + _counts(summary.skipped))
     return "\n".join([*head, "", render_text(layout_dag(nodes, edges)) or "(no nodes)"])
 
 
@@ -205,7 +206,7 @@ def audit_text(rows: list[AuditEntry]) -> str:
     if not rows:
         return "no review decisions yet"
     return "\n".join(
-        f"{r.ts[:19]}  {one_line(r.actor, 40):<40} {r.action:<9} {r.node_id}"
+        f"{r.ts[:19]}  {one_line(r.actor, 40):<40} {r.action:<9} {one_line(r.node_id, 40)}"
         f"  {one_line(json.dumps(r.before), 60)} → {one_line(json.dumps(r.after), 60)}"
         + (f"  ({one_line(r.reason, 80)})" if r.reason else "")
         for r in rows
@@ -241,22 +242,31 @@ def pattern_text(check: GraduationCheck, nodes: list[Node]) -> str:
         f"  scope {p.scope}  project {one_line(p.project, 60)}  confidence {p.confidence:.2f}"
         f" (base {p.base_confidence:.2f})  retrieved {p.retrieval_count}x",
         f"  {p.members} nodes, {p.sessions} sessions, {p.developers} developers,"
-        f" first {p.first_seen[:10]}, last {p.last_seen[:10]}",
+        f" first {one_line(p.first_seen[:10], 10)}, last {one_line(p.last_seen[:10], 10)}",
     ]
     if p.trigger:
         lines.append(f"  trigger: {one_line(p.trigger, 200)}")
     if p.resolution:
-        lines.append(f"  resolution: {one_line(p.resolution, 200)} ({p.severity})")
-    lines += [f"  {i}. {one_line(s.text, 160)} [{s.node_id}]" for i, s in enumerate(p.steps, 1)]
+        lines.append(f"  resolution: {one_line(p.resolution, 200)} ({one_line(p.severity, 10)})")
+    lines += [
+        f"  {i}. {one_line(s.text, 160)} [{one_line(s.node_id, 40)}]"
+        for i, s in enumerate(p.steps, 1)
+    ]
     lines.append("graduation:" + ("  ELIGIBLE" if check.eligible else ""))
     lines += criteria_lines(check)
     if check.revalidate:
-        lines.append(f"  re-validate: graduated into {p.skill_name} but the pattern has decayed")
+        lines.append(
+            f"  re-validate: graduated into {one_line(p.skill_name, 80)} but the pattern has"
+            " decayed"
+        )
     if check.draft:
-        lines.append(f"  draft {check.draft.draft_id} ({check.draft.status}) {check.draft.name}")
+        lines.append(
+            f"  draft {check.draft.draft_id} ({check.draft.status})"
+            f" {one_line(check.draft.name, 80)}"
+        )
     lines.append("members:")
     lines += [
-        f"  {n.node_id}  {n.session_id[:8]}  {n.type:<13} {n.confidence:.2f}"
+        f"  {n.node_id}  {_short_id(n.session_id)}  {n.type:<13} {n.confidence:.2f}"
         f"  {one_line(n.summary, 90)}"
         for n in nodes
     ]
@@ -269,7 +279,10 @@ def hits_text(hits: list[MemoryHit]) -> str:
     out = []
     for h in hits:
         label = h.pattern_kind or h.kind
-        out.append(f"{h.rank:>2}. {h.score:.3f}  {label:<13} {h.item_id}  {one_line(h.title, 90)}")
+        out.append(
+            f"{h.rank:>2}. {h.score:.3f}  {label:<13} {one_line(h.item_id, 40)}"
+            f"  {one_line(h.title, 90)}"
+        )
         if h.detail and h.kind == "pattern":
             out.append(f"      {one_line(h.detail, 150)}")
     return "\n".join(out)
@@ -292,7 +305,7 @@ def graduation_text(checks: list[GraduationCheck], made: list[Draft], dry_run: b
     else:
         out.append(
             f"{len(made)} drafted into the review queue: "
-            + ", ".join(f"{d.draft_id} ({d.name})" for d in made)
+            + ", ".join(f"{d.draft_id} ({one_line(d.name, 80)})" for d in made)
             if made
             else f"{eligible} eligible, nothing new drafted"
         )
@@ -305,7 +318,7 @@ def drafts_text(rows: list[Draft]) -> str:
     out = []
     for d in rows:
         out.append(
-            f"{d.draft_id}  {d.status:<8} {d.name:<40} pattern {d.pattern_id}"
+            f"{d.draft_id}  {d.status:<8} {one_line(d.name, 40):<40} pattern {d.pattern_id}"
             f"  {len(d.citations)} citations"
         )
         if d.reason:
@@ -319,6 +332,18 @@ def retrievals_text(rows: list[Retrieval]) -> str:
     if not rows:
         return "no retrievals logged yet"
     return "\n".join(
-        f"#{r.seq}  {r.ts[:19]}  {r.tool:<9} {len(r.hits):>2} hits  {one_line(r.query, 80)}"
+        f"#{r.seq}  {r.ts[:19]}  {one_line(r.tool, 16):<9} {len(r.hits):>2} hits"
+        + (f" ×{r.calls}" if r.calls > 1 else "")
+        + f"  {one_line(r.query, 80)}"
         for r in rows
     )
+
+
+def _short_id(session_id: str) -> str:
+    """The first 8 characters of a session id (as git shortens hashes), printable."""
+    return one_line(session_id[:8], 8)
+
+
+def _counts(counts: dict[str, int]) -> str:
+    """`name count` pairs, names from transcripts (record types) folded to one line."""
+    return ", ".join(f"{one_line(k, 40)} {v}" for k, v in sorted(counts.items()))

@@ -52,6 +52,11 @@ BUDGETS: dict[tuple[str, str], float] = {
     ("consolidate", "peak_rss_mb_100000"): 4096,
     ("session_start", "ms"): 1500.0,
     ("mcp", "p95_ms"): 200.0,
+    # 1,000 read calls through the server: the retrieval log's growth (mcp_log_growth)
+    ("mcp", "log_identical_events"): 5,
+    ("mcp", "log_identical_kb"): 16.0,
+    ("mcp", "log_varied_events"): 1000,
+    ("mcp", "log_varied_kb"): 2048.0,
     ("lifecycle", "blast_p95_ms"): 20.0,
     ("lifecycle", "health_seconds"): 5.0,
     ("lifecycle", "graph_interactive_seconds"): 0.5,
@@ -807,10 +812,21 @@ def _bench_mcp(work: Path, nodes: int, calls: int = 30) -> dict[str, Any]:
         _fresh_copy(source, run)
     try:
         result = _child("child-mcp", str(run), str(calls), timeout=1800)
+        growth = _child("child-mcp-log", str(run), str(LOG_CALLS), timeout=3600)
     finally:
         shutil.rmtree(run, ignore_errors=True)
         _server_log(run).unlink(missing_ok=True)
-    return {"library": {"nodes": nodes, "skills": skills_for(nodes)}, **result}
+    flat = {
+        f"log_{kind}_{unit}": growth.get(kind, {}).get(unit)
+        for kind in ("identical", "varied")
+        for unit in ("events", "kb")
+    }
+    return {
+        "library": {"nodes": nodes, "skills": skills_for(nodes)},
+        **result,
+        **flat,
+        "mcp_log_growth": growth,
+    }
 
 
 # -- lifecycle: blast radius, health, the lifecycle screens (issue 5) -----------------------
@@ -1232,6 +1248,92 @@ def child_quality(workdir: str, transcripts: str) -> dict[str, Any]:
     return run_quality(Path(transcripts), workdir=Path(workdir)).to_json()
 
 
+#: Read calls per retrieval-log growth scenario (`mcp_log_growth`).
+LOG_CALLS = 1000
+
+
+def child_mcp_log(library_dir: str, calls: str) -> dict[str, Any]:
+    """What `calls` memory searches through `librarian mcp` add to the library: identical
+    calls and varied ones with the default retrieval window, and identical calls with no
+    window (one event per call, as before the window). Each scenario is one server session;
+    the roll-up is written when the server stops, so it is counted."""
+    from store.config import Config
+    from store.synthetic import problem_queries
+
+    count = int(calls)
+    library = Path(library_dir)
+    varied = [f"{q} (case {i})" for i, q in enumerate(problem_queries(count, seed=71))]
+    scenarios: list[tuple[str, list[str], Any]] = [
+        ("identical", ["connection pool exhausted under load"] * count, None),
+        ("varied", varied, None),
+        ("identical_every_call", ["connection pool exhausted under load"] * count, 0),
+    ]
+    config = Config(library / "config.toml")
+    result: dict[str, Any] = {"calls": count}
+    log = _server_log(library)
+    with log.open("w", encoding="utf-8") as errlog:
+        for name, queries, window in scenarios:
+            config.set("mcp.log_window_seconds", str(600 if window is None else window))
+            before = _log_size(library)
+            started = time.perf_counter()
+            errors = asyncio.run(_mcp_searches(library_dir, queries, errlog))
+            after = _log_size(library)
+            result[name] = {
+                "window_seconds": 600 if window is None else window,
+                "events": after["events"] - before["events"],
+                "event_bytes": after["event_bytes"] - before["event_bytes"],
+                "kb": round((after["db_bytes"] - before["db_bytes"]) / 1024, 1),
+                "seconds": round(time.perf_counter() - started, 1),
+                "errors": errors,
+            }
+    return result
+
+
+def _log_size(library: Path) -> dict[str, int]:
+    """Events, their stored bytes, and the database file's size once the WAL is folded in."""
+    with contextlib.closing(sqlite3.connect(library / "library.db")) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        events, size = conn.execute(
+            "SELECT count(*), coalesce(sum(length(ts) + length(type) + length(actor)"
+            " + length(subject) + length(CAST(payload AS BLOB)) + length(prev_hash)"
+            " + length(hash)), 0) FROM events"
+        ).fetchone()
+    return {
+        "events": int(events),
+        "event_bytes": int(size),
+        "db_bytes": (library / "library.db").stat().st_size,
+    }
+
+
+async def _mcp_searches(library_dir: str, queries: list[str], errlog: Any) -> int:
+    """Call the memory search tool once per query in one server session; returns errors."""
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    server = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "app", "--library", library_dir, "mcp"],
+        env=dict(os.environ),
+    )
+    errors = 0
+    async with (
+        stdio_client(server, errlog=errlog) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        listed = await session.list_tools()
+        test = dict(_MCP_TOOLS)["search_memory"]
+        name = next(t.name for t in sorted(listed.tools, key=lambda t: t.name) if test(t.name))
+        schema = _schema(next(t for t in listed.tools if t.name == name))
+        for query in queries:
+            answer = await session.call_tool(
+                name, _tool_arguments(schema, query, ""), read_timeout_seconds=300
+            )
+            if getattr(answer, "is_error", None) or getattr(answer, "isError", None):
+                errors += 1
+    return errors
+
+
 def child_blast(library_dir: str, now: str) -> dict[str, Any]:
     from store.bench_lifecycle import measure_blast
 
@@ -1252,6 +1354,7 @@ _CHILDREN: dict[str, Callable[..., dict[str, Any]]] = {
     "child-ingest": child_ingest,
     "child-consolidate": child_consolidate,
     "child-mcp": child_mcp,
+    "child-mcp-log": child_mcp_log,
     "child-blast": child_blast,
     "child-health": child_health,
     "child-quality": child_quality,

@@ -99,6 +99,15 @@ co_usage_min = 3
 max_chars = 4000
 skills = 5
 pitfalls = 5
+
+[mcp]
+# Let agents change a skill's status over MCP (the `skill_event` tool: proposed, validated,
+# revised, deprecated, ...). Off: the tool is not listed; agents keep the read tools and
+# `record_skill_outcome`.
+allow_status_changes = false
+# Identical retrievals (same tool, query, project and results) within this many seconds are
+# logged once, with a count of the repeats written as one roll-up event; 0 logs every call.
+log_window_seconds = 600
 """
 
 

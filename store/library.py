@@ -51,6 +51,7 @@ from store.models import (
     Suggestion,
 )
 from store.paths import LibraryPaths
+from store.patterns.retrieval_log import RetrievalLog
 from store.projections import store_blob
 from store.skills import discovery
 from store.skills.discovery import Found, Root
@@ -119,6 +120,7 @@ class Library:
         self._memory: Memory | None = None
         self._graph: DependencyGraph | None = None
         self.memory_epoch = 0
+        self._retrieval_log: RetrievalLog | None = None
         self._synced: tuple[tuple[Any, ...], bool] = ((), False)
         self._matrix: tuple[str, Matrix, dict[int, int]] | None = None
 
@@ -162,8 +164,20 @@ class Library:
             self.memory_epoch += 1  # what `Memory` serves may have changed
         return events.append(conn, type_, subject, payload, self.actor, ts=self.clock())
 
+    @property
+    def retrieval_log(self) -> RetrievalLog:
+        """Where retrievals are recorded; its `window` coalesces repeats (MCP server)."""
+        if self._retrieval_log is None:
+            self._retrieval_log = RetrievalLog(self)
+        return self._retrieval_log
+
     def close(self) -> None:
-        self.db.close()
+        """Write the retrieval repeats still counted in memory, then close the database."""
+        try:
+            if self._retrieval_log is not None:
+                self._retrieval_log.flush()
+        finally:
+            self.db.close()
 
     def __enter__(self) -> Library:
         return self
@@ -835,10 +849,12 @@ class Library:
         return retrievals(self, limit)
 
     def project_for(self, cwd: str) -> str:
-        from store.patterns.memory import project_of
+        """The known project a working directory belongs to ("" when none); see
+        `session_start.project_for`."""
+        from store.patterns.session_start import project_for
 
         with self.db.read() as conn:
-            return project_of(conn, cwd)
+            return project_for(conn, cwd)
 
     def graduation(self, *, include_all: bool = False) -> list[GraduationCheck]:
         from store.patterns.graduate import checks

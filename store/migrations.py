@@ -410,6 +410,12 @@ MIGRATIONS: tuple[str, ...] = (
         ELSE path END;
     CREATE INDEX session_files_source ON session_files(source);
     """,
+    # 8: repeats of a retrieval rolled up into it (store/patterns/retrieval_log.py): how many
+    # calls it stands for, and when the last of them was made ('' without repeats)
+    """
+    ALTER TABLE retrievals ADD COLUMN calls INTEGER NOT NULL DEFAULT 1;
+    ALTER TABLE retrievals ADD COLUMN last_at TEXT NOT NULL DEFAULT '';
+    """,
 )
 
 #: Tables rebuilt by replaying events; `verify` compares them with a scratch replay.

@@ -494,6 +494,8 @@ class MemoryHit:
 
 @dataclass(frozen=True)
 class Retrieval:
+    """One logged retrieval: what a tool was asked, what it returned, how often."""
+
     seq: int
     ts: str
     actor: str
@@ -501,6 +503,8 @@ class Retrieval:
     query: str
     project: str
     hits: tuple[tuple[str, str, int, float], ...]  # (kind, id, rank, score)
+    calls: int = 1  # with the identical calls rolled up into it
+    last_at: str = ""  # when the last of them was made ("" when there were none)
 
 
 @dataclass(frozen=True)

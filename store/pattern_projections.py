@@ -126,6 +126,32 @@ def _retrieval(conn: sqlite3.Connection, event: Event) -> None:
     )
 
 
+@handles("retrieval.repeated")
+def _repeated(conn: sqlite3.Connection, event: Event) -> None:
+    """Repeats of logged retrievals (a roll-up, see `store.patterns.retrieval_log`): each
+    counts as the retrieval it repeats, made at `last`."""
+    for seq, calls, last in event.payload["repeats"]:
+        conn.execute(
+            "UPDATE retrievals SET calls=calls+?1, last_at=max(last_at, ?2) WHERE seq=?3",
+            (int(calls), last, int(seq)),
+        )
+        hits = conn.execute(
+            "SELECT kind, item_id FROM retrieval_hits WHERE seq=? ORDER BY rank", (int(seq),)
+        ).fetchall()
+        conn.executemany(
+            "UPDATE nodes SET retrieval_count=retrieval_count+?1,"
+            " last_retrieved_at=max(last_retrieved_at, ?2) WHERE node_id=?3",
+            [(int(calls), last, item) for kind, item in hits if kind == "node"],
+        )
+        conn.executemany(
+            "UPDATE patterns SET retrieval_count=retrieval_count+?1,"
+            " last_retrieved_at=max(last_retrieved_at, ?2), confidence=base_confidence,"
+            " status=CASE WHEN status='decayed' THEN 'active' ELSE status END"
+            " WHERE pattern_id=?3",
+            [(int(calls), last, item) for kind, item in hits if kind == "pattern"],
+        )
+
+
 @handles("pattern.drafted")
 def _drafted(conn: sqlite3.Connection, event: Event) -> None:
     p = event.payload

@@ -6,8 +6,10 @@ touched here (it is only dangerous when parsed, and nothing parses it: widgets u
 
 from __future__ import annotations
 
+import json
 import os
 import unicodedata
+from typing import Any
 
 _NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 #: Format (bidi, zero-width, tags), line/paragraph separators and surrogates.
@@ -62,6 +64,28 @@ def excerpt(text: str, limit: int = 160) -> str:
         kept.append(piece)
         used += len(piece)
     return "".join(kept) + "…"
+
+
+def safe_json(value: Any, *, indent: int | None = 2) -> str:
+    """JSON for a terminal: UTF-8 text kept readable, but every character `neutralise` would
+    escape (C0 and C1 controls, DEL, bidi and zero-width format characters, separators) is a
+    `\\uXXXX` escape. `json.dumps` escapes only U+0000–U+001F by itself, so a raw CSI (U+009B)
+    or a bidi override would otherwise reach the terminal. The data decodes unchanged."""
+    text = json.dumps(value, indent=indent, ensure_ascii=False, default=str)
+    # Outside strings JSON is printable ASCII, spaces and newlines: only strings change.
+    return "\n".join(line if line.isprintable() else _json_line(line) for line in text.split("\n"))
+
+
+def _json_line(line: str) -> str:
+    return "".join(ch if ch.isprintable() else _json_escape(ch) for ch in line)
+
+
+def _json_escape(ch: str) -> str:
+    code = ord(ch)
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
 def home_relative(path: str, home: str | None = None) -> str:

@@ -119,26 +119,26 @@ def check(library: Library, pattern: Pattern, conn: sqlite3.Connection) -> Gradu
 def _retrieval_hits(
     conn: sqlite3.Connection, pattern_id: str, node_ids: list[str], top_k: int
 ) -> int:
-    """Distinct retrievals that returned the pattern or one of its nodes in the top k."""
-    seqs = {
-        r[0]
-        for r in conn.execute(
-            "SELECT seq FROM retrieval_hits WHERE kind='pattern' AND item_id=? AND rank<=?",
+    """Retrievals that returned the pattern or one of its nodes in the top k, each counted
+    once however many of them it returned, and with its rolled-up repeats (`calls`)."""
+    calls = dict(
+        conn.execute(
+            "SELECT h.seq, r.calls FROM retrieval_hits h JOIN retrievals r ON r.seq = h.seq"
+            " WHERE h.kind='pattern' AND h.item_id=? AND h.rank<=?",
             (pattern_id, top_k),
-        )
-    }
+        ).fetchall()
+    )
     for start in range(0, len(node_ids), 500):
         chunk = node_ids[start : start + 500]
         marks = ",".join("?" * len(chunk))
-        seqs.update(
-            r[0]
-            for r in conn.execute(
-                f"SELECT seq FROM retrieval_hits WHERE kind='node' AND item_id IN ({marks})"
-                " AND rank<=?",
+        calls.update(
+            conn.execute(
+                "SELECT h.seq, r.calls FROM retrieval_hits h JOIN retrievals r ON r.seq = h.seq"
+                f" WHERE h.kind='node' AND h.item_id IN ({marks}) AND h.rank<=?",
                 (*chunk, top_k),
-            )
+            ).fetchall()
         )
-    return len(seqs)
+    return sum(int(c) for c in calls.values())
 
 
 def _sessions_since(conn: sqlite3.Connection, pattern: Pattern) -> int:

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from store.events import retrieval_payload
 from store.models import PATTERN_KIND_LABELS, PATTERN_KINDS, MemoryHit, Pattern, Retrieval, Step
 from store.text import one_line
 
@@ -111,17 +110,6 @@ def get_pattern(conn: sqlite3.Connection, pattern_id: str) -> Pattern | None:
     return pattern_from_row(row) if row else None
 
 
-def project_of(conn: sqlite3.Connection, cwd: str) -> str:
-    """The known project a working directory belongs to (the longest matching path)."""
-    if not cwd:
-        return ""
-    best = ""
-    for (project,) in conn.execute("SELECT DISTINCT project FROM sessions"):
-        if project and (cwd == project or cwd.startswith(project.rstrip("/") + "/")):
-            best = project if len(project) > len(best) else best
-    return best
-
-
 def log_retrieval(
     library: Library,
     tool: str,
@@ -131,21 +119,16 @@ def log_retrieval(
     project: str = "",
     session_id: str = "",
 ) -> int:
-    """Record one retrieval (kind, id, rank, score per hit); returns its seq."""
-    with library.db.write() as conn:
-        event = library.append_event(
-            conn,
-            "retrieval.logged",
-            f"retrieval:{tool}",
-            retrieval_payload(tool, query, hits, project, session_id),
-        )
-    return event.seq
+    """Record one retrieval (kind, id, rank, score per hit) in the library's retrieval log
+    (which may coalesce repeats, see `store.patterns.retrieval_log`); returns its seq."""
+    return library.retrieval_log.record(tool, query, hits, project=project, session_id=session_id)
 
 
 def retrievals(library: Library, limit: int = 100) -> list[Retrieval]:
     with library.db.read() as conn:
         rows = conn.execute(
-            "SELECT seq, ts, actor, tool, query, project FROM retrievals ORDER BY seq DESC LIMIT ?",
+            "SELECT seq, ts, actor, tool, query, project, calls, last_at FROM retrievals"
+            " ORDER BY seq DESC LIMIT ?",
             (limit,),
         ).fetchall()
         out: list[Retrieval] = []
@@ -163,6 +146,8 @@ def retrievals(library: Library, limit: int = 100) -> list[Retrieval]:
                     query=r[4],
                     project=r[5],
                     hits=tuple((h[0], h[1], int(h[2]), float(h[3])) for h in hits),
+                    calls=int(r[6]),
+                    last_at=r[7],
                 )
             )
     return out

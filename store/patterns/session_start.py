@@ -15,6 +15,7 @@ problem `run_hook` returns "" and the caller prints nothing.
 from __future__ import annotations
 
 import json
+import posixpath
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
@@ -107,15 +108,30 @@ class Request:
 # -- relevance ----------------------------------------------------------------------------------
 
 
-def project_for(conn: sqlite3.Connection, cwd: str) -> str:
-    """The longest known session project that equals or contains `cwd` ("" when none)."""
-    cwd = cwd.rstrip("/") or cwd
-    if not cwd:
+def normal_cwd(path: str) -> str:
+    """A working directory from hook or MCP input (or a project recorded from a transcript),
+    normalised lexically, without touching the filesystem: `.` and `..` segments, repeated
+    and trailing slashes folded. "" when nothing can be matched against it: empty, relative,
+    or the root itself (which contains every project and names none)."""
+    path = path.strip()
+    if not path.startswith("/"):
         return ""
-    best = ""
-    for (project,) in conn.execute("SELECT DISTINCT project FROM sessions"):
-        if project and (cwd == project or cwd.startswith(project.rstrip("/") + "/")):
-            best = project if len(project) > len(best) else best
+    folded = posixpath.normpath(path).lstrip("/")  # normpath keeps a leading "//"
+    return "/" + folded if folded else ""
+
+
+def project_for(conn: sqlite3.Connection, cwd: str) -> str:
+    """The known session project that equals or contains `cwd`, the longest one when several
+    do ("" when none). Both sides are compared normalised, so `..` cannot climb out of a
+    project into it, and a project recorded as `/` (or with `..`) does not swallow others."""
+    where = normal_cwd(cwd)
+    if not where:
+        return ""
+    best, best_len = "", 0
+    for (project,) in conn.execute("SELECT DISTINCT project FROM sessions ORDER BY project"):
+        root = normal_cwd(project or "")
+        if root and (where == root or where.startswith(root + "/")) and len(root) > best_len:
+            best, best_len = project, len(root)
     return best
 
 

@@ -38,6 +38,7 @@ from store.embed import FastEmbedder
 from store.events import iter_events
 from store.library import Library
 from store.models import AGENT_LIFECYCLE_EVENTS
+from store.verify import verify
 from tests.conftest import REPO, isolate_home
 
 TOOLS = {
@@ -47,8 +48,9 @@ TOOLS = {
     "profile",
     "suggest_skills",
     "record_skill_outcome",
-    "skill_event",
 }
+#: Served only with `mcp.allow_status_changes = true`.
+STATUS_TOOLS = {"skill_event"}
 PAYMENTS = "/home/dev/work/payments-api"
 
 
@@ -66,6 +68,7 @@ def library_dir(
 ) -> Path:
     """A copy of the demo with every node approved and consolidated into patterns."""
     target = tmp_path_factory.mktemp("mcp") / "library"
+    _embedder.load()  # assembles the shared model folder the copy links to
     shutil.copytree(demo_library_dir, target, ignore=shutil.ignore_patterns("models"))
     # The server assembles no model of its own: it reads the tests' shared one (read-only;
     # the demo folder itself may have been restored without its models meanwhile).
@@ -99,16 +102,30 @@ def server_env(home: Path) -> dict[str, str]:
     }
 
 
-def server_command(library_dir: Path) -> list[str]:
+def server_command(library_dir: Path, *, after: bool = False) -> list[str]:
+    """`librarian --library P mcp`, or (`after`) `librarian mcp --library P`."""
+    if after:
+        return ["-m", "app", "mcp", "--library", str(library_dir)]
     return ["-m", "app", "--library", str(library_dir), "mcp"]
 
 
+def library_copy(library_dir: Path, target: Path, **config: str) -> Path:
+    """A private copy of the module's library (sharing its model link), with `config` set."""
+    shutil.copytree(library_dir, target, symlinks=True)
+    with Library(target) as library:
+        for key, value in config.items():
+            library.config.set(key, value)
+    return target
+
+
 @asynccontextmanager
-async def mcp_session(library_dir: Path, home: Path, errlog: Path) -> AsyncIterator[ClientSession]:
+async def mcp_session(
+    library_dir: Path, home: Path, errlog: Path, *, after: bool = False
+) -> AsyncIterator[ClientSession]:
     """An initialised client session on a fresh `librarian mcp` subprocess."""
     params = StdioServerParameters(
         command=sys.executable,
-        args=server_command(library_dir),
+        args=server_command(library_dir, after=after),
         env=server_env(home),
         cwd=REPO,
     )
@@ -177,7 +194,7 @@ def test_lifecycle_literal_matches_the_store() -> None:
 
 def test_tools_are_listed_with_their_schemas(client: Client) -> None:
     tools = {t.name: t for t in client.tools()}
-    assert set(tools) == TOOLS
+    assert set(tools) == TOOLS  # no status changes by default: `skill_event` is not listed
     for tool in tools.values():
         assert tool.description
         assert tool.input_schema["type"] == "object"
@@ -186,8 +203,6 @@ def test_tools_are_listed_with_their_schemas(client: Client) -> None:
     assert read_only(tools["search_memory"]) is True
     assert tools["record_skill_outcome"].input_schema["required"] == ["skill", "success"]
     assert read_only(tools["record_skill_outcome"]) is False
-    event = tools["skill_event"].input_schema["properties"]["event"]
-    assert tuple(event["enum"]) == AGENT_LIFECYCLE_EVENTS
     assert tools["search_memory"].output_schema is not None
     assert tools["profile"].output_schema is None  # Markdown text
 
@@ -240,8 +255,12 @@ def test_skills_are_suggested_and_outcomes_recorded(client: Client, opened: Libr
     assert logged.query == "debug a flaky test"
     assert [h[1] for h in logged.hits] == [s["name"] for s in suggested["skills"]]
 
-    applied = data_of(client.call("skill_event", {"skill": skill, "event": "applied"}))
-    assert applied["type"] == "skill.applied"
+    before = opened.last_seq()
+    with pytest.raises(MCPError) as refused:  # not served without the config's consent
+        client.call("skill_event", {"skill": skill, "event": "deprecated"})
+    assert refused.value.code == INVALID_PARAMS
+    assert opened.last_seq() == before
+    assert opened.get_skill(skill).summary.status != "deprecated"
     outcome = data_of(
         client.call(
             "record_skill_outcome",
@@ -252,11 +271,11 @@ def test_skills_are_suggested_and_outcomes_recorded(client: Client, opened: Libr
     assert outcome["skill"] == skill
     assert outcome["success"] is True
     assert outcome["version"] == opened.get_skill(skill).summary.version_no
-    assert outcome["seq"] > applied["seq"]
+    assert outcome["seq"] > before
 
     with opened.db.read() as conn:
         mine = [e for e in iter_events(conn) if e.subject == f"skill:{skill}"]
-    assert [e.seq for e in mine[-2:]] == [applied["seq"], outcome["seq"]]
+    assert mine[-1].seq == outcome["seq"]
     assert mine[-1].payload["success"] is True
     assert mine[-1].payload["session_id"] == "s-mcp"
     assert mine[-1].payload["detail"] == "it helped"
@@ -279,9 +298,6 @@ def test_bad_input_is_an_error_result_and_the_server_keeps_going(
         ("record_skill_outcome", {"skill": skill, "success": "sometimes"}, "success"),
         ("record_skill_outcome", {"skill": skill}, "success: Field required"),
         ("record_skill_outcome", {"skill": skill, "success": True, "version": 999}, "version 999"),
-        ("skill_event", {"skill": skill, "event": "exploded"}, "event: Input should be"),
-        ("skill_event", {"skill": skill, "event": "outcome_recorded"}, "needs success"),
-        ("skill_event", {"skill": "no-such-skill", "event": "applied"}, "no skill named"),
     ]
     for name, arguments, expected in bad:
         result = client.call(name, arguments)
@@ -299,41 +315,154 @@ def test_bad_input_is_an_error_result_and_the_server_keeps_going(
     assert "Traceback" not in client.server_stderr()
 
 
+def test_a_cwd_is_normalised_before_it_names_a_project(client: Client) -> None:
+    inside = data_of(client.call("pitfalls", {"cwd": f"{PAYMENTS}//src/./api/"}))
+    assert inside["project"] == PAYMENTS
+    for cwd in (f"{PAYMENTS}/../../../../", f"{PAYMENTS}/..", "/", "//", "relative/path"):
+        outside = data_of(client.call("pitfalls", {"cwd": cwd}))
+        assert outside["project"] == "", cwd  # no project: nothing is scoped to one
+
+
+def test_status_changes_only_when_the_config_allows_them(
+    library_dir: Path, home: Path, tmp_path: Path
+) -> None:
+    allowed = library_copy(
+        library_dir, tmp_path / "library", **{"mcp.allow_status_changes": "true"}
+    )
+    with Library(allowed) as library:
+        skill = next(s.name for s in library.list_skills() if s.status == "stable")
+    with (
+        start_blocking_portal() as portal,
+        portal.wrap_async_context_manager(
+            mcp_session(allowed, home, tmp_path / "stderr.txt", after=True)
+        ) as session,
+    ):
+        client = Client(portal, session, tmp_path / "stderr.txt")
+        tools = {t.name: t for t in client.tools()}
+        assert set(tools) == TOOLS | STATUS_TOOLS
+        event = tools["skill_event"].input_schema["properties"]["event"]
+        assert tuple(event["enum"]) == AGENT_LIFECYCLE_EVENTS
+        assert read_only(tools["skill_event"]) is False
+        applied = data_of(client.call("skill_event", {"skill": skill, "event": "applied"}))
+        assert applied["type"] == "skill.applied"
+        deprecated = data_of(
+            client.call("skill_event", {"skill": skill, "event": "deprecated", "detail": "old"})
+        )
+        assert deprecated["seq"] > applied["seq"]
+        for arguments, expected in [
+            ({"skill": skill, "event": "exploded"}, "event: Input should be"),
+            ({"skill": skill, "event": "outcome_recorded"}, "needs success"),
+            ({"skill": "no-such-skill", "event": "applied"}, "no skill named"),
+        ]:
+            result = client.call("skill_event", arguments)
+            assert result.is_error
+            assert expected in text_of(result), (arguments, text_of(result))
+    with Library(allowed) as library:
+        assert library.get_skill(skill).summary.status == "deprecated"
+
+
+def raw_session(
+    library_dir: Path, home: Path, lines: list[bytes], *, after: bool = False
+) -> list[dict[str, Any]]:
+    """Pipe `lines` into a fresh server, close its stdin, and return every answer."""
+    done = subprocess.run(
+        [sys.executable, *server_command(library_dir, after=after)],
+        input=b"".join(lines),
+        capture_output=True,
+        env={**os.environ, **server_env(home)},
+        cwd=REPO,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr.decode(errors="replace")
+    assert b"Traceback" not in done.stderr
+    return [json.loads(line) for line in done.stdout.decode().splitlines()]
+
+
+INITIALIZE = (
+    b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":'
+    b'"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}\n'
+    b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n'
+)
+
+
+def call_line(request_id: int, tool: str, arguments: dict[str, Any]) -> bytes:
+    params = {"name": tool, "arguments": arguments}
+    message = {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
+    return json.dumps(message).encode() + b"\n"
+
+
 def test_raw_malformed_lines_are_answered_and_requests_in_flight_finish(
     library_dir: Path, home: Path
 ) -> None:
     lines = [
         b"this is not json\n",
         b"\xff\xfe\x00 binary garbage\n",
-        b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":'
-        b'"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}\n',
-        b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n',
+        INITIALIZE,
         b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":"not an object"}\n',
+        b'{"jsonrpc":"2.0","id":"two","method":"tools/list","params":[1, 2]}\n',
         b'{"jsonrpc":"2.0","id":3,"method":"tools/list"}\n',
         b'{"jsonrpc":"2.0","id":4,"method":"no/such/method"}\n',
-        b'{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"diagnose",'
-        b'"arguments":{"problem":"pods fail readiness checks after deploy"}}}\n',
+        b'{"jsonrpc":"2.0","id":{"an":"object"},"method":"tools/list"}\n',
+        b'{"jsonrpc":"2.0","id":null,"method":"tools/list"}\n',
+        b'{"jsonrpc":"2.0","id":true,"method":"tools/list"}\n',
+        b'{"jsonrpc":"2.0","id":6,"method":7}\n',
+        b'[{"jsonrpc":"2.0","id":7,"method":"tools/list"}]\n',
+        b'{"jsonrpc":"2.0","method":"notifications/initialized","params":"odd"}\n',
+        b'{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"theirs"}}\n',
+        call_line(5, "diagnose", {"problem": "pods fail readiness checks after deploy"}),
     ]
-    # Everything at once, then end of input: the answers must still all arrive.
-    done = subprocess.run(
-        [sys.executable, *server_command(library_dir)],
-        input=b"".join(lines),
-        capture_output=True,
-        env={**os.environ, **server_env(home)},
-        cwd=REPO,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr.decode(errors="replace")
-    answers = [json.loads(line) for line in done.stdout.decode().splitlines()]
+    # Everything at once, then end of input: the answers must still all arrive. The server is
+    # started as `librarian mcp --library P` (the library after the command).
+    answers = raw_session(library_dir, home, lines, after=True)
     errors = [a["error"]["code"] for a in answers if a.get("id") is None]
-    assert errors.count(PARSE_ERROR) == 2
-    assert errors.count(INVALID_REQUEST) == 1
+    assert sorted(errors) == sorted([PARSE_ERROR] * 2 + [INVALID_REQUEST] * 4)
     by_id = {a["id"]: a for a in answers if a.get("id") is not None}
-    assert set(by_id) == {1, 3, 4, 5}
+    assert set(by_id) == {1, 2, "two", 3, 4, 5, 6}
     assert by_id[1]["result"]["serverInfo"]["name"] == "skill-librarian"
+    assert by_id[2]["error"]["code"] == INVALID_PARAMS  # answered with the request's own id
+    assert by_id["two"]["error"]["code"] == INVALID_PARAMS
     assert {t["name"] for t in by_id[3]["result"]["tools"]} == TOOLS
     assert by_id[4]["error"]["code"] == -32601
     assert by_id[5]["result"].get("isError") is not True
     assert json.loads(by_id[5]["result"]["content"][0]["text"])["hits"]
-    assert b"Traceback" not in done.stderr
+    assert by_id[6]["error"]["code"] == INVALID_REQUEST
+    assert len(answers) == 13  # the bad notification and the stray response get none
+
+
+def test_repeated_reads_grow_the_log_per_kind_not_per_call(
+    library_dir: Path, home: Path, tmp_path: Path
+) -> None:
+    """300 identical searches, 20 identical profiles and 30 varied searches: 32 retrieval
+    events and one roll-up, with every call counted, and the log still replays exactly."""
+    library = library_copy(library_dir, tmp_path / "library")
+    with Library(library) as opened:
+        start = opened.last_seq()
+    identical = [
+        call_line(10 + i, "search_memory", {"query": "pool exhausted"}) for i in range(300)
+    ]
+    profiles = [call_line(400 + i, "profile", {"cwd": PAYMENTS}) for i in range(20)]
+    varied = [
+        call_line(500 + i, "search_memory", {"query": f"migration step {i} failed"})
+        for i in range(30)
+    ]
+    answers = raw_session(library, home, [INITIALIZE, *identical, *profiles, *varied])
+    assert len(answers) == 1 + 350
+    assert not any("error" in a or a["result"].get("isError") for a in answers)
+
+    with Library(library) as opened, opened.db.read() as conn:
+        added = [e for e in iter_events(conn, start)]
+        calls = dict(
+            conn.execute(
+                "SELECT query, sum(calls) FROM retrievals WHERE seq > ? GROUP BY query", (start,)
+            ).fetchall()
+        )
+    assert [e.type for e in added].count("retrieval.logged") == 1 + 1 + 30
+    assert [e.type for e in added].count("retrieval.repeated") == 1
+    assert len(added) == 33
+    assert calls["pool exhausted"] == 300
+    assert calls[PAYMENTS] == 20  # the profile's query is the project
+    assert sum(calls.values()) == 350
+    with Library(library) as opened:
+        report = verify(opened)
+    assert next(c for c in report.checks if c.name == "replay").ok

@@ -143,6 +143,59 @@ def test_project_is_the_longest_known_path_containing_cwd(library: Library) -> N
         assert ss.project_for(conn, "") == ""
 
 
+@pytest.mark.parametrize(
+    ("cwd", "expected"),
+    [
+        (PROJECT + "/src/..", PROJECT),
+        (PROJECT + "/./src/./api/", PROJECT),
+        (PROJECT + "//src//api//", PROJECT),
+        ("//work//payments", PROJECT),
+        ("/work/other/../payments/src", PROJECT),
+        (" /work/payments/src ", PROJECT),
+        (PROJECT + "/../../../../", ""),  # climbs out of the project: "/"
+        ("/home/dev/proj/../../../../", ""),
+        (PROJECT + "/..", ""),  # "/work": contains projects, is none
+        (PROJECT + "/../payments-api", ""),  # a sibling
+        ("/", ""),
+        ("//", ""),
+        ("///", ""),
+        ("/..", ""),
+        ("/./", ""),
+        ("work/payments", ""),  # relative: nothing to match against
+        ("..", ""),
+    ],
+)
+def test_cwd_is_normalised_before_it_is_matched(library: Library, cwd: str, expected: str) -> None:
+    with library.db.read() as conn:
+        assert ss.project_for(conn, cwd) == expected
+        context = ss.build_context(conn, cwd, ss.Settings())
+    assert context.project == expected
+    assert bool(context.text) == bool(expected)
+    assert library.project_for(cwd) == expected  # what the MCP server maps `cwd` with
+
+
+def test_a_project_recorded_at_the_root_or_with_dots_swallows_nothing(
+    library: Library, tmp_path: Path
+) -> None:
+    projects = tmp_path / "odd-projects"
+    session(projects, "root", "/", ["deploy-checks"])
+    session(projects, "dots", "/srv/app/../api/", ["deploy-checks"])
+    assert library.ingest([projects]).ingested == 2
+    with library.db.read() as conn:
+        assert ss.project_for(conn, "/") == ""
+        assert ss.project_for(conn, "/srv/elsewhere") == ""
+        assert ss.project_for(conn, PROJECT + "/src") == PROJECT
+        assert ss.project_for(conn, "/srv/api/src") == "/srv/app/../api/"
+        assert ss.project_for(conn, "/srv/app/src") == ""
+
+
+def test_the_hook_ignores_a_cwd_that_climbs_out_of_its_project(library: Library) -> None:
+    before = retrieval_rows(library)
+    raw = json.dumps({"hook_event_name": "SessionStart", "cwd": PROJECT + "/src/../../../../"})
+    assert ss.run_hook(library.paths.root, raw) == ""
+    assert retrieval_rows(library) == before
+
+
 def test_skills_ranked_by_project_sessions_then_filled_with_most_used(library: Library) -> None:
     with library.db.read() as conn:
         found = ss.relevant_skills(conn, PROJECT, 5)
