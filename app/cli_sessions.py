@@ -11,7 +11,7 @@ from typing import Any
 from app import hook_main
 from app.cli import emit, open_library, say
 from store.errors import LibrarianError
-from store.hooks import read_hook_input
+from store.hooks import read_stdin
 from store.paths import resolve_library_dir
 from store.process import own_module
 
@@ -169,7 +169,7 @@ def cmd_hook(args: argparse.Namespace) -> int:
     try:
         from store.patterns.session_start import MAX_INPUT, run_hook
 
-        raw = read_hook_input(0, MAX_INPUT)
+        raw = read_stdin(sys.stdin, MAX_INPUT)
         output = run_hook(resolve_library_dir(args.library), raw)
         if output:
             sys.stdout.write(output + "\n")

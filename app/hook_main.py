@@ -10,6 +10,7 @@ hook that found the lock held left its entry for this worker).
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -53,7 +54,7 @@ def run(library: str | None, action: str, delay: float = 0.0) -> int:
     try:
         root = resolve_library_dir(library)
         spool = LibraryPaths(root).spool
-        raw = hooks.read_hook_input(0, MAX_INPUT)
+        raw = hooks.read_stdin(sys.stdin, MAX_INPUT)
         if hooks.enqueue(spool, raw, action) and not hooks.worker_running(spool):
             worker = [*own_module("app"), "--library", str(root), "hook", "drain"]
             hooks.spawn_worker([*worker, "--delay", str(WORKER_DELAY)], spool / "worker.log")

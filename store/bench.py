@@ -1311,8 +1311,8 @@ async def _mcp_searches(library_dir: str, queries: list[str], errlog: Any) -> in
     from mcp.client.stdio import stdio_client
 
     server = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "app", "--library", library_dir, "mcp"],
+        command=own_module("app")[0],
+        args=[*own_module("app")[1:], "--library", library_dir, "mcp"],
         env=dict(os.environ),
     )
     errors = 0

@@ -25,7 +25,7 @@ import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import IO, Any, NamedTuple
 
 QUEUE = "queue.jsonl"
 #: Entries a worker could not finish (it died, hung or the file is unreadable), with why.
@@ -46,6 +46,18 @@ _OURS = re.compile(
 
 
 # -- the hook itself (fast path) ---------------------------------------------------------------
+
+
+def read_stdin(stream: IO[str] | None, limit: int, seconds: float = STDIN_SECONDS) -> str:
+    """A hook's input from `stream` (normally `sys.stdin`): through its descriptor with a
+    deadline (`read_hook_input`); a stream without one (a test's StringIO) is read as is."""
+    if stream is None:
+        return ""
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        return stream.read(limit)
+    return read_hook_input(fd, limit, seconds)
 
 
 def read_hook_input(fd: int, limit: int, seconds: float = STDIN_SECONDS) -> str:
