@@ -99,6 +99,9 @@ def build_parser() -> argparse.ArgumentParser:
     from app import cli_lineage
 
     cli_lineage.add_parsers(sub, _add)
+    from app import cli_forget
+
+    cli_forget.add_parsers(sub, _add)
     bench.add_argument("--quick", action="store_true", help="smaller sizes (for a smoke run)")
     bench.add_argument(
         "--only",
@@ -327,6 +330,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def _all_commands() -> dict[str, Command]:
+    from app.cli_forget import COMMANDS as FORGET_COMMANDS
     from app.cli_lifecycle import COMMANDS as LIFECYCLE_COMMANDS
     from app.cli_lineage import COMMANDS as LINEAGE_COMMANDS
     from app.cli_patterns import COMMANDS as PATTERN_COMMANDS
@@ -340,6 +344,7 @@ def _all_commands() -> dict[str, Command]:
         **LIFECYCLE_COMMANDS,
         **RUNBOOK_COMMANDS,
         **LINEAGE_COMMANDS,
+        **FORGET_COMMANDS,
     }
 
 

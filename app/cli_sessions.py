@@ -36,7 +36,9 @@ def add_parsers(sub: Any, add: Any) -> None:
     session = add(sub, "session", "one session: summary and reasoning DAG", True)
     session.add_argument("session_id")
     nodes = add(sub, "nodes", "list reasoning nodes", True)
-    nodes.add_argument("--status", choices=["pending", "approved", "rejected", "merged"])
+    nodes.add_argument(
+        "--status", choices=["pending", "approved", "rejected", "merged", "forgotten"]
+    )
     nodes.add_argument("--type", dest="type_", metavar="TYPE")
     nodes.add_argument("--project")
     nodes.add_argument("--session")

@@ -152,6 +152,12 @@ def ingest_text(report: IngestReport) -> str:
             f"  {report.outcomes_inferred} skill outcomes inferred,"
             f" {report.relations_proposed} relations proposed (`librarian proposals`)"
         )
+    if report.kept_erased or report.withheld:
+        lines.append(
+            f"  forgotten content stays forgotten: {report.kept_erased} archived messages kept"
+            f" erased, {report.withheld} nodes not added (they quote erased messages or repeat"
+            " forgotten nodes)"
+        )
     if report.skipped_lines:
         skipped = _counts(report.skipped_lines)
         lines.append(f"  skipped lines: {skipped}")

@@ -6,8 +6,9 @@ import json
 import sqlite3
 from typing import Any
 
-from store.models import Event
-from store.projections import blob_text, handles
+from store.content import message_rows, resolved, text_of
+from store.models import ERASED, Event
+from store.projections import handles
 
 
 @handles("session.ingested")
@@ -66,7 +67,7 @@ def _file_row(f: dict[str, Any], first: str) -> tuple[Any, ...]:
 
 def _replace_messages(conn: sqlite3.Connection, sid: str, digest: str) -> None:
     conn.execute("DELETE FROM session_messages WHERE session_id=?", (sid,))
-    rows = json.loads(blob_text(conn, digest) or "[]")
+    rows = message_rows(conn, digest)
     conn.executemany(
         "INSERT INTO session_messages(session_id, idx, file, line_start, line_end, role, kind,"
         " text, ts, is_error) VALUES (?,?,?,?,?,?,?,?,?,?)",
@@ -86,8 +87,8 @@ def _insert_node(
             node["session_id"],
             node["project"],
             node["type"],
-            node["summary"],
-            node["evidence"],
+            text_of(conn, node["summary"]),
+            text_of(conn, node["evidence"]),
             node["file"],
             node["line_start"],
             node["line_end"],
@@ -128,7 +129,7 @@ def _node_merged(conn: sqlite3.Connection, event: Event) -> None:
 @handles("node.approved", "node.rejected", "node.edited", "node.rescoped", "node.reopened")
 def _node_decided(conn: sqlite3.Connection, event: Event) -> None:
     p = event.payload
-    after = p["after"]
+    after = resolved(conn, p["after"])
     sets = ", ".join(f"{field}=?" for field in after)
     decided = event.type in ("node.approved", "node.rejected")
     conn.execute(
@@ -150,9 +151,9 @@ def _node_decided(conn: sqlite3.Connection, event: Event) -> None:
             event.actor,
             event.type.split(".", 1)[1],
             p["node_id"],
-            json.dumps(p["before"], sort_keys=True),
+            json.dumps(resolved(conn, p["before"]), sort_keys=True),
             json.dumps(after, sort_keys=True),
-            p.get("reason", ""),
+            text_of(conn, p.get("reason", "")),
             p.get("batch", ""),
         ),
     )
@@ -165,3 +166,33 @@ def _kept(conn: sqlite3.Connection, payload: dict[str, Any], field: str) -> str:
         f"SELECT {field} FROM nodes WHERE node_id=?", (payload["node_id"],)
     ).fetchone()
     return str(row[0]) if row else ""
+
+
+@handles("node.forgotten")
+def _node_forgotten(conn: sqlite3.Connection, event: Event) -> None:
+    """Out of every queue and pattern for good; its texts read as erased (their blobs are
+    tombstones by now). Recorded in the audit like a decision, with the reason."""
+    p = event.payload
+    row = conn.execute("SELECT status FROM nodes WHERE node_id=?", (p["node_id"],)).fetchone()
+    if row is None:
+        return
+    conn.execute(
+        "UPDATE nodes SET status='forgotten', summary=?, evidence=?, reason=?, updated_at=?,"
+        " decided_at=?, decided_by=? WHERE node_id=?",
+        (ERASED, ERASED, p.get("reason", ""), event.ts, event.ts, event.actor, p["node_id"]),
+    )
+    conn.execute(
+        "INSERT INTO audit(seq, ts, actor, action, node_id, before, after, reason, batch)"
+        " VALUES (?,?,?,?,?,?,?,?,?)",
+        (
+            event.seq,
+            event.ts,
+            event.actor,
+            "forgotten",
+            p["node_id"],
+            json.dumps({"status": row[0]}),
+            json.dumps({"status": "forgotten"}),
+            p.get("reason", ""),
+            p.get("batch", ""),
+        ),
+    )

@@ -30,6 +30,8 @@ from store.models import (
     Draft,
     Edge,
     Event,
+    ForgetPlan,
+    ForgetReport,
     GraduationCheck,
     Incident,
     Lineage,
@@ -728,6 +730,60 @@ class Library:
         now = datetime.fromisoformat(self.clock()).astimezone()
         midnight = now.replace(hour=0, minute=0, second=0, microsecond=0).astimezone(UTC)
         return review.counts(self.db, midnight.isoformat(timespec="microseconds"))
+
+    # -- forgetting (store/forget.py) ---------------------------------------------------
+
+    def forget_plan(
+        self,
+        scope: str,
+        target: str,
+        *,
+        regex: bool = False,
+        ignore_case: bool = False,
+        with_messages: bool = False,
+    ) -> ForgetPlan:
+        """What `forget` would erase for a node, a session or a text (nothing is changed)."""
+        from store import forget
+
+        with self.db.read() as conn:
+            return forget.plan(
+                conn,
+                scope,
+                target,
+                regex=regex,
+                ignore_case=ignore_case,
+                with_messages=with_messages,
+            ).plan
+
+    def forget(
+        self,
+        scope: str,
+        target: str,
+        *,
+        reason: str = "",
+        regex: bool = False,
+        ignore_case: bool = False,
+        with_messages: bool = False,
+    ) -> ForgetReport:
+        """Erase a node, a session or a text for good (an audited `blob.erased` event), then
+        scrub the database file."""
+        from store import forget
+
+        return forget.forget(
+            self,
+            scope,
+            target,
+            reason=reason,
+            regex=regex,
+            ignore_case=ignore_case,
+            with_messages=with_messages,
+        )
+
+    def scrub(self) -> tuple[bool, tuple[str, ...]]:
+        """Checkpoint and truncate the WAL and vacuum: no erased bytes left in the files."""
+        from store import forget
+
+        return forget.scrub(self)
 
     def projects(self) -> list[str]:
         """Projects that have sessions, alphabetically."""

@@ -416,6 +416,31 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE retrievals ADD COLUMN calls INTEGER NOT NULL DEFAULT 1;
     ALTER TABLE retrievals ADD COLUMN last_at TEXT NOT NULL DEFAULT '';
     """,
+    # 9: forgetting (store/forget/). Quoted text lives in blobs that can be erased: an
+    # erased blob stays as a tombstone (no content; when, why, which event). An event from
+    # before this schema that carried text inline can be redacted once a later, chained
+    # `blob.erased` event records it (`redactions`); every other change to an event is refused.
+    """
+    ALTER TABLE blobs ADD COLUMN erased_at TEXT NOT NULL DEFAULT '';
+    ALTER TABLE blobs ADD COLUMN erased_seq INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE blobs ADD COLUMN erased_reason TEXT NOT NULL DEFAULT '';
+    ALTER TABLE blobs ADD COLUMN replaced_by TEXT NOT NULL DEFAULT '';
+
+    CREATE TABLE redactions(
+        seq INTEGER PRIMARY KEY,
+        hash TEXT NOT NULL,
+        redacted_hash TEXT NOT NULL,
+        by_seq INTEGER NOT NULL
+    );
+
+    DROP TRIGGER events_append_only_update;
+    CREATE TRIGGER events_append_only_update BEFORE UPDATE ON events
+        WHEN NEW.seq IS NOT OLD.seq OR NEW.ts IS NOT OLD.ts OR NEW.type IS NOT OLD.type
+            OR NEW.actor IS NOT OLD.actor OR NEW.subject IS NOT OLD.subject
+            OR NEW.prev_hash IS NOT OLD.prev_hash OR NEW.hash IS NOT OLD.hash
+            OR NOT EXISTS (SELECT 1 FROM redactions r WHERE r.seq = OLD.seq AND r.hash = OLD.hash)
+        BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
+    """,
 )
 
 #: Tables rebuilt by replaying events; `verify` compares them with a scratch replay.
@@ -443,6 +468,7 @@ PROJECTION_TABLES: dict[str, str] = {
     "run_steps": "run_id, step",
     "incidents": "incident_id",
     "relation_proposals": "source_name, target_name",
+    "redactions": "seq",
 }
 
 

@@ -187,7 +187,9 @@ NODE_TYPES: tuple[str, ...] = (
     "CONTEXT_LOAD",
 )
 EDGE_TYPES: tuple[str, ...] = ("informed", "triggered_pivot", "resolved")
-NODE_STATUSES: tuple[str, ...] = ("pending", "approved", "rejected", "merged")
+NODE_STATUSES: tuple[str, ...] = ("pending", "approved", "rejected", "merged", "forgotten")
+#: What a projection (and so every screen) shows in place of text `forget` erased.
+ERASED = "[erased]"
 SCOPES: tuple[str, ...] = ("PROJECT", "TEAM")
 
 
@@ -875,3 +877,46 @@ class SharedSession:
     branch: str
     started_at: str
     title: str  # the session's first prompt, one line
+
+
+# -- forgetting (store/forget.py) ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ErasureItem:
+    """One piece of text `forget` erases (or would): what it is and where it lives."""
+
+    what: str  # "message" | "summary" | "evidence" | "reason" | "pattern" | "draft" | ...
+    where: str  # e.g. "session s-one #3 (lines 7–8)", "node n_… (DEAD_END)"
+    preview: str  # a short one-line excerpt for the person confirming (never recorded)
+
+
+@dataclass(frozen=True)
+class ForgetPlan:
+    """What `librarian forget` erases for a node, a session or a text."""
+
+    scope: str  # "node" | "session" | "text"
+    target: str  # the node or session id ("" for a text: the text itself is never kept)
+    items: tuple[ErasureItem, ...]
+    nodes: tuple[str, ...]  # nodes forgotten: out of the queue, patterns and search
+    sessions: tuple[str, ...]  # sessions whose archived messages lose text
+    patterns: tuple[str, ...]  # patterns dissolved (their texts quoted a forgotten node)
+    skills: tuple[str, ...]  # SKILL.md files that may quote it: files, left to their owner
+    redactions: int  # events written before schema 9 whose inline text is redacted in place
+
+    @property
+    def empty(self) -> bool:
+        return not self.items and not self.nodes
+
+
+@dataclass(frozen=True)
+class ForgetReport:
+    """What one `forget` did."""
+
+    plan: ForgetPlan
+    seq: int  # the `blob.erased` event (0 when there was nothing to erase)
+    blobs: int  # blobs now tombstones
+    redacted: int  # old events redacted in place
+    embeddings: int  # cached vectors of forgotten texts deleted
+    scrubbed: bool  # WAL checkpointed and truncated, database vacuumed
+    notes: tuple[str, ...] = ()

@@ -6,6 +6,7 @@ import json
 import sqlite3
 from typing import Any
 
+from store.content import resolved, text_of
 from store.models import Event
 from store.projections import handles
 
@@ -30,7 +31,9 @@ def _consolidated(conn: sqlite3.Connection, event: Event) -> None:
         _upsert_pattern(conn, record, event.ts)
 
 
-def _upsert_pattern(conn: sqlite3.Connection, r: dict[str, Any], ts: str) -> None:
+def _upsert_pattern(conn: sqlite3.Connection, record: dict[str, Any], ts: str) -> None:
+    r = resolved(conn, record)  # texts are blob references since schema 9
+    steps = [resolved(conn, s) for s in record.get("steps", [])]
     old = conn.execute(
         "SELECT status, retrieval_count, last_retrieved_at, skill_name, created_at"
         " FROM patterns WHERE pattern_id=?",
@@ -49,7 +52,7 @@ def _upsert_pattern(conn: sqlite3.Connection, r: dict[str, Any], ts: str) -> Non
             r["title"],
             r["summary"],
             r["trigger"],
-            json.dumps(r["steps"], sort_keys=True, ensure_ascii=False),
+            json.dumps(steps, sort_keys=True, ensure_ascii=False),
             r["resolution"],
             r["severity"],
             r["scope"],
@@ -99,7 +102,7 @@ def _retrieval(conn: sqlite3.Connection, event: Event) -> None:
             event.ts,
             event.actor,
             p["tool"],
-            p["query"],
+            text_of(conn, p["query"]),  # a reference once `forget` redacted it
             p.get("project", ""),
             p.get("session_id", ""),
         ),
@@ -177,7 +180,7 @@ def _draft_rejected(conn: sqlite3.Connection, event: Event) -> None:
     conn.execute(
         "UPDATE drafts SET status='rejected', decided_at=?, decided_by=?, reason=?"
         " WHERE draft_id=?",
-        (event.ts, event.actor, p.get("reason", ""), p["draft_id"]),
+        (event.ts, event.actor, text_of(conn, p.get("reason", "")), p["draft_id"]),
     )
 
 
@@ -211,7 +214,7 @@ def _outcome(conn: sqlite3.Connection, event: Event) -> None:
             int(p.get("version_no", 0)),
             1 if p["success"] else 0,
             p.get("session_id", ""),
-            p.get("detail", ""),
+            text_of(conn, p.get("detail", "")),
             1 if p.get("inferred") else 0,
         ),
     )

@@ -12,7 +12,7 @@ import sqlite3
 from collections.abc import Callable
 from typing import Any
 
-from store.models import Event
+from store.models import ERASED, Event
 from store.skills.surface import SLOTS, fts_columns, lexical_body, surfaces, text_hash
 
 Handler = Callable[[sqlite3.Connection, Event], None]
@@ -140,9 +140,11 @@ def store_blob(conn: sqlite3.Connection, text: str) -> str:
 
 
 def blob_text(conn: sqlite3.Connection, digest: str) -> str:
-    """Content stored once by hash (file texts, archived session messages)."""
-    row = conn.execute("SELECT text FROM blobs WHERE hash=?", (digest,)).fetchone()
-    return str(row[0]) if row else ""
+    """Content stored once by hash (file texts, drafts); `ERASED` once `forget` erased it."""
+    row = conn.execute("SELECT text, erased_at FROM blobs WHERE hash=?", (digest,)).fetchone()
+    if row is None:
+        return ""
+    return ERASED if row[1] else str(row[0])
 
 
 def _index_skill(conn: sqlite3.Connection, sid: int, manifest: dict[str, Any], body: str) -> None:
@@ -240,6 +242,7 @@ def _dumps(value: Any) -> str:
 # Handlers of the other projection families register themselves on import.
 from store import (  # noqa: E402, F401
     dag_projections,
+    erasure_projections,
     pattern_projections,
     proposal_projections,
     runbook_projections,

@@ -7,6 +7,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from store.content import NODE_TEXT_KEYS, store_text, with_refs
 from store.db import Database
 from store.errors import LibrarianError
 from store.models import NODE_TYPES, SCOPES, AuditEntry, ContextMessage, Edge, Node, QueueCounts
@@ -233,15 +234,28 @@ def decide(
                 conn,
                 ACTIONS[action],
                 f"node:{node_id}",
-                {
-                    "node_id": node_id,
-                    "before": before,
-                    "after": after,
-                    "reason": reason,
-                    "batch": batch,
-                },
+                _decision(conn, node_id, before, after, reason, batch),
             )
         return [n for n in (_node(conn, i) for i in dict.fromkeys(node_ids)) if n is not None]
+
+
+def _decision(
+    conn: sqlite3.Connection,
+    node_id: str,
+    before: dict[str, Any],
+    after: dict[str, Any],
+    reason: str,
+    batch: str,
+) -> dict[str, Any]:
+    """A decision's payload; summaries and reasons go by blob reference (`forget` erases)."""
+    owner = f"node:{node_id}"
+    return {
+        "node_id": node_id,
+        "before": with_refs(conn, owner, before, NODE_TEXT_KEYS),
+        "after": with_refs(conn, owner, after, NODE_TEXT_KEYS),
+        "reason": store_text(conn, owner, reason),
+        "batch": batch,
+    }
 
 
 def _decidable(conn: sqlite3.Connection, node_id: str) -> Node:
@@ -250,6 +264,8 @@ def _decidable(conn: sqlite3.Connection, node_id: str) -> Node:
         raise ReviewError(f"no node {node_id!r}")
     if node.status == "merged":
         raise ReviewError(f"node {node_id} was merged into {node.merged_into}; decide that one")
+    if node.status == "forgotten":
+        raise ReviewError(f"node {node_id} was forgotten; its content is erased")
     return node
 
 
@@ -266,10 +282,14 @@ def undo_last(library: Library) -> list[Node]:
             (library.actor,),
         ).fetchall()
         undone = {b.removeprefix("undo:") for a, _, _, b in rows if a == "reopened"}
-        batch = next((b for a, _, _, b in rows if a != "reopened" and b not in undone), None)
+        # A batch that touched a forgotten node is past undoing (its content is erased).
+        gone = _forgotten(conn, {n for _, n, _, _ in rows})
+        undone |= {b for _, n, _, b in rows if n in gone}
+        decisions = [r for r in rows if r[0] not in ("reopened", "forgotten")]
+        batch = next((b for _, _, _, b in decisions if b not in undone), None)
         if batch is None:
             return []
-        targets = [(a, n, before) for a, n, before, b in rows if b == batch and a != "reopened"]
+        targets = [(a, n, before) for a, n, before, b in decisions if b == batch]
         for action, node_id, before in targets:
             node = _decidable(conn, node_id)
             restore = json.loads(before)
@@ -277,15 +297,26 @@ def undo_last(library: Library) -> list[Node]:
                 conn,
                 "node.reopened",
                 f"node:{node_id}",
-                {
-                    "node_id": node_id,
-                    "before": {k: getattr(node, k) for k in restore},
-                    "after": restore,
-                    "reason": f"undo {action}",
-                    "batch": f"undo:{batch}",
-                },
+                _decision(
+                    conn,
+                    node_id,
+                    {k: getattr(node, k) for k in restore},
+                    restore,
+                    f"undo {action}",
+                    f"undo:{batch}",
+                ),
             )
         return [n for n in (_node(conn, t[1]) for t in targets) if n is not None]
+
+
+def _forgotten(conn: sqlite3.Connection, node_ids: set[str]) -> set[str]:
+    return {
+        n
+        for n in node_ids
+        if conn.execute(
+            "SELECT 1 FROM nodes WHERE node_id=? AND status='forgotten'", (n,)
+        ).fetchone()
+    }
 
 
 def valid_type(value: str) -> str:

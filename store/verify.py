@@ -13,6 +13,7 @@ import numpy as np
 
 from store import chain_head
 from store.chain_head import Head
+from store.content import BLOB_COLUMNS, erase_records, missing_references
 from store.events import check_chain, iter_events
 from store.migrations import PROJECTION_TABLES, migrate
 from store.projections import apply_event
@@ -121,9 +122,11 @@ def replay_into(source: sqlite3.Connection, target: sqlite3.Connection) -> int:
 def _replay(conn: sqlite3.Connection) -> Check:
     scratch = sqlite3.connect(":memory:", isolation_level=None)
     migrate(scratch)
-    # Content blobs are addressed by hash (checked by `_blobs`); projections may read them.
+    # Content blobs are addressed by hash (checked by `_blobs`); projections may read them,
+    # and an erased one reads as erased (tombstones are copied too).
     scratch.executemany(
-        "INSERT INTO blobs(hash, text) VALUES (?,?)", conn.execute("SELECT hash, text FROM blobs")
+        f"INSERT INTO blobs({BLOB_COLUMNS}) VALUES (?,?,?,?,?,?)",
+        conn.execute(f"SELECT {BLOB_COLUMNS} FROM blobs"),
     )
     replay_into(conn, scratch)
     problems: list[str] = []
@@ -164,21 +167,28 @@ def _short(row: tuple[object, ...]) -> str:
 
 def _blobs(conn: sqlite3.Connection) -> Check:
     problems = []
-    for digest, text in conn.execute("SELECT hash, text FROM blobs"):
-        if hashlib.sha256(text.encode("utf-8")).hexdigest() != digest:
+    recorded = erase_records(conn)
+    erased = 0
+    for digest, text, erased_at in conn.execute("SELECT hash, text, erased_at FROM blobs"):
+        if erased_at:  # a tombstone: fine when the log says `forget` erased it
+            erased += 1
+            if digest not in recorded:
+                problems.append(f"blob {digest[:12]}: marked erased without a `blob.erased` event")
+            elif text:
+                problems.append(f"blob {digest[:12]}: erased, but its content is still there")
+        elif hashlib.sha256(text.encode("utf-8")).hexdigest() != digest:
             problems.append(f"blob {digest[:12]}: content does not match its hash")
+    problems += missing_references(conn)
     referenced = conn.execute(
         "SELECT count(*) FROM skill_versions v WHERE NOT EXISTS (SELECT 1 FROM blobs b WHERE"
         " b.hash=v.source_hash) OR NOT EXISTS (SELECT 1 FROM blobs b WHERE b.hash=v.body_hash)"
     ).fetchone()[0]
     if referenced:
         problems.append(f"{referenced} skill versions reference missing content")
-    return Check(
-        "blobs",
-        not problems,
-        "content blobs match their hashes" if not problems else "content blobs are damaged",
-        problems[:MAX_LISTED],
-    )
+    detail = "content blobs match their hashes" if not problems else "content blobs are damaged"
+    if erased:
+        detail += f"; {erased} erased by `librarian forget`"
+    return Check("blobs", not problems, detail, problems[:MAX_LISTED])
 
 
 def _vectors(library: Library) -> Check:

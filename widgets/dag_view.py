@@ -35,7 +35,7 @@ from widgets.dag_layout import (
 #: The component class that colours each node type's glyph and type word.
 TYPE_CLASSES: dict[str, str] = {t: f"dag-view--{t.lower().replace('_', '-')}" for t in NODE_TYPES}
 #: Statuses drawn dimmed (a merged node is a duplicate of another).
-DIM_STATUSES = frozenset({"rejected", "merged"})
+DIM_STATUSES = frozenset({"rejected", "merged", "forgotten"})
 PENDING_MARK = "•"
 
 

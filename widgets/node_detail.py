@@ -17,7 +17,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from store.models import NODE_TYPES, ContextMessage, Node
+from store.models import ERASED, NODE_TYPES, ContextMessage, Node
 from store.text import neutralise, one_line
 
 #: The component class that colours each node type.
@@ -30,6 +30,10 @@ CONTEXT_LINES = 8
 CONTEXT_CHARS = 1200
 INDENT = "     "
 EMPTY = "Select a node to see its evidence."
+FORGOTTEN = (
+    "This node was forgotten (`librarian forget`): its summary, evidence and review texts are"
+    " erased for good. What was erased, when, by whom and why is in the event log."
+)
 
 
 class NodeDetailView(VerticalScroll, can_focus=True):
@@ -100,7 +104,7 @@ class NodeDetailView(VerticalScroll, can_focus=True):
             self._title(node),
             self._fields(node),
             *self._evidence(node),
-            *self._messages(self._transcript),
+            *(self._messages(self._transcript) if node.status != "forgotten" else ()),
         )
 
     # -- sections ------------------------------------------------------------------
@@ -112,7 +116,9 @@ class NodeDetailView(VerticalScroll, can_focus=True):
         out = Text()
         out.append(one_line(node.type, 24), self._style(TYPE_CLASSES.get(node.type, "")))
         out.append("  ")
-        status = "node-detail--status" if node.status == "pending" else "node-detail--dim"
+        status = {"pending": "node-detail--status", "forgotten": "node-detail--error"}.get(
+            node.status, "node-detail--dim"
+        )
         out.append(one_line(node.status, 20), self._style(status))
         out.append("\n")
         out.append(neutralise(node.summary, keep_newlines=False) or "(no summary)", "bold")
@@ -142,7 +148,8 @@ class NodeDetailView(VerticalScroll, can_focus=True):
         )
         if node.decided_at:
             by = one_line(node.decided_by, 200) or "unknown"
-            grid.add_row("Decided", Text(f"{_when(node.decided_at)} by {by}"))
+            label = "Forgotten" if node.status == "forgotten" else "Decided"
+            grid.add_row(label, Text(f"{_when(node.decided_at)} by {by}"))
         if node.reason:
             grid.add_row("Reason", Text(one_line(node.reason, 1000)))
         if node.merged_into:
@@ -154,6 +161,9 @@ class NodeDetailView(VerticalScroll, can_focus=True):
 
     def _evidence(self, node: Node) -> list[RenderableType]:
         parts: list[RenderableType] = [Text("\nEvidence (verbatim)", "bold underline")]
+        if node.status == "forgotten" or node.evidence == ERASED:
+            parts.append(Padding(Text(FORGOTTEN, self._style("node-detail--error")), (0, 0, 0, 2)))
+            return parts
         evidence = Text(
             neutralise(node.evidence[:MAX_EVIDENCE_CHARS]), self._style("node-detail--evidence")
         )
@@ -186,6 +196,9 @@ class NodeDetailView(VerticalScroll, can_focus=True):
             f"  {_when(message.timestamp)}  {_lines(message.line_start, message.line_end)}",
             mark + self._style("node-detail--dim"),
         )
+        if message.text == ERASED:
+            erased = Text("[erased by `librarian forget`]", mark + self._style("node-detail--dim"))
+            return [head, Padding(erased, (0, 0, 0, len(INDENT)))]
         lines, cut = _message_lines(message)
         body = Text("\n".join(lines), mark)
         if cut:

@@ -34,7 +34,7 @@ COLUMNS: tuple[tuple[str, int], ...] = (
 )
 #: The component class that colours each node type's word.
 TYPE_CLASSES: dict[str, str] = {t: f"node-table--{t.lower().replace('_', '-')}" for t in NODE_TYPES}
-STATUS_GLYPHS = {"pending": " ", "approved": "✓", "rejected": "✗", "merged": "="}
+STATUS_GLYPHS = {"pending": " ", "approved": "✓", "rejected": "✗", "merged": "=", "forgotten": "⌫"}
 MARK_GLYPH = "●"
 BUSY_GLYPH = "…"
 #: Confidence below which the value is dimmed (the warm tier starts at 0.35).

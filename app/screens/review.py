@@ -87,6 +87,7 @@ STATUSES: tuple[tuple[str, str], ...] = (
     ("pending", "pending"),
     ("approved", "approved"),
     ("rejected", "rejected"),
+    ("forgotten", "forgotten"),
     ("any status", ""),
 )
 ALL = ""

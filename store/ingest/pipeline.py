@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from store.content import erased_positions, store_text
 from store.embed import EmbeddingError
 from store.files import open_regular, regular_file_problem
 from store.ingest import outcomes as inferred_outcomes
@@ -70,6 +71,8 @@ class IngestReport:
     seconds: float
     outcomes_inferred: int = 0  # `Skill` calls whose turn gave an inferred outcome
     relations_proposed: int = 0  # new co-usage proposals (set by `Library.ingest`)
+    kept_erased: int = 0  # archived messages `forget` erased that stay erased
+    withheld: int = 0  # nodes not added: they quote erased messages or repeat forgotten nodes
 
 
 @dataclass
@@ -78,6 +81,8 @@ class _Outcome:
     added: int = 0
     merged: int = 0
     outcomes: int = 0
+    kept_erased: int = 0
+    withheld: int = 0
     skipped: dict[str, int] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     failure: SkippedFile | None = None
@@ -123,6 +128,8 @@ def ingest(
         problems=tuple(p for o in outcomes for p in o.problems),
         seconds=round(time.perf_counter() - started, 3),
         outcomes_inferred=sum(o.outcomes for o in outcomes),
+        kept_erased=sum(o.kept_erased for o in outcomes),
+        withheld=sum(o.withheld for o in outcomes),
     )
 
 
@@ -271,13 +278,14 @@ def _record(library: Library, parsed: ParsedSession, llm: LlmClient | None) -> _
     candidates = [_candidate(library, parsed, n) for n in nodes]
     with library.db.read() as conn:
         known = _known_ids(conn, [c["node_id"] for c in candidates])
-    fresh = [c for c in candidates if c["node_id"] not in known]
+        withheld = _withheld(conn, sid, [c for c in candidates if c["node_id"] not in known])
+    fresh = [c for c in candidates if c["node_id"] not in known and c["node_id"] not in withheld]
     decisions, dedup_problem = _dedup(library, parsed.project, fresh)
     if dedup_problem:
         problems.append(dedup_problem)
     winners = {c["node_id"]: into or c["node_id"] for c, into, _ in decisions}
     _attach_edges(fresh, edges, sid, winners, known)
-    messages_blob = _archive(parsed.messages)
+    rows = _archive(parsed.messages)
     sources = parsed.sources or (parsed.files[0],) * len(parsed.files)
     files = [
         {**_file_record(Path(f)), "source": source, "label": label}
@@ -285,7 +293,7 @@ def _record(library: Library, parsed: ParsedSession, llm: LlmClient | None) -> _
     ]
     inferred = inferred_outcomes.infer(parsed)
     with library.db.write() as conn:
-        digest = store_blob(conn, messages_blob)
+        digest, kept_erased = _store_archive(conn, sid, rows)
         library.append_event(
             conn,
             "session.ingested",
@@ -299,12 +307,15 @@ def _record(library: Library, parsed: ParsedSession, llm: LlmClient | None) -> _
                     conn,
                     "node.merged",
                     f"node:{into}",
-                    {"into": into, "merged": candidate["node_id"], "node": candidate},
+                    {"into": into, "merged": candidate["node_id"], "node": _texts(conn, candidate)},
                 )
                 merged += 1
                 continue
             library.append_event(
-                conn, "node.extracted", f"node:{candidate['node_id']}", {"node": candidate}
+                conn,
+                "node.extracted",
+                f"node:{candidate['node_id']}",
+                {"node": _texts(conn, candidate)},
             )
             if replaces:
                 library.append_event(
@@ -321,6 +332,8 @@ def _record(library: Library, parsed: ParsedSession, llm: LlmClient | None) -> _
         added=added,
         merged=merged,
         outcomes=recorded,
+        kept_erased=kept_erased,
+        withheld=len(withheld),
         skipped=dict(parsed.skipped),
         problems=[f"{sid}: {p}" for p in problems],
     )
@@ -345,6 +358,41 @@ def _candidate(library: Library, parsed: ParsedSession, node: ExtractedNode) -> 
         "key": node.key,
         "edges_in": [],
     }
+
+
+def _texts(conn: sqlite3.Connection, candidate: dict[str, Any]) -> dict[str, Any]:
+    """The node as its event carries it: summary and evidence by blob reference."""
+    owner = f"node:{candidate['node_id']}"
+    return {
+        **candidate,
+        "summary": store_text(conn, owner, candidate["summary"]),
+        "evidence": store_text(conn, owner, candidate["evidence"]),
+    }
+
+
+def _withheld(conn: sqlite3.Connection, sid: str, candidates: list[dict[str, Any]]) -> set[str]:
+    """New candidates that would bring forgotten content back: they quote a message `forget`
+    erased, or repeat a forgotten node (same lines and type). A forgotten node itself is
+    known, so it is never extracted again."""
+    if not candidates:
+        return set()
+    erased = erased_positions(conn, sid)
+    forgotten = {
+        tuple(r)
+        for r in conn.execute(
+            "SELECT file, line_start, line_end, type FROM nodes WHERE session_id=?"
+            " AND status='forgotten'",
+            (sid,),
+        )
+    }
+    out: set[str] = set()
+    for c in candidates:
+        if (c["file"], c["line_start"], c["line_end"], c["type"]) in forgotten or any(
+            f == c["file"] and start <= c["line_end"] and end >= c["line_start"]
+            for f, start, end in erased
+        ):
+            out.add(c["node_id"])
+    return out
 
 
 def _known_ids(conn: sqlite3.Connection, ids: list[str]) -> set[str]:
@@ -384,8 +432,24 @@ def _attach_edges(
             by_id[target]["edges_in"].append(entry)
 
 
-def _archive(messages: Sequence[TranscriptMessage]) -> str:
-    rows = [
+def _store_archive(conn: sqlite3.Connection, sid: str, rows: list[list[Any]]) -> tuple[str, int]:
+    """The session's archive blob: each message's text in a blob of the session, referenced
+    by hash. A message `forget` erased stays erased (its tombstone is referenced again), so
+    a re-ingest never brings it back; returns (archive hash, messages kept erased)."""
+    erased = erased_positions(conn, sid)
+    owner = f"session:{sid}"
+    kept = 0
+    stored = []
+    for r in rows:
+        tombstone = erased.get((r[1], r[2], r[3]))
+        kept += tombstone is not None
+        text = {"blob": tombstone} if tombstone else store_text(conn, owner, r[6])
+        stored.append([*r[:6], text, *r[7:]])
+    return store_blob(conn, json.dumps(stored, ensure_ascii=False)), kept
+
+
+def _archive(messages: Sequence[TranscriptMessage]) -> list[list[Any]]:
+    return [
         [
             m.index,
             m.file,
@@ -399,7 +463,6 @@ def _archive(messages: Sequence[TranscriptMessage]) -> str:
         ]
         for m in messages
     ]
-    return json.dumps(rows, ensure_ascii=False)
 
 
 def _message_text(message: TranscriptMessage) -> str:

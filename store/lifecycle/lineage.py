@@ -16,9 +16,11 @@ import sqlite3
 from typing import TYPE_CHECKING, Any
 
 from store import catalog
+from store.content import is_ref
 from store.errors import LibrarianError
 from store.lifecycle.status import TARGET
 from store.models import (
+    ERASED,
     Draft,
     Event,
     Incident,
@@ -221,9 +223,10 @@ def _event(row: Any) -> Event:
         data = json.loads(payload)
     except json.JSONDecodeError:
         data = {}
-    return Event(
-        int(seq), ts, type_, actor, subject, data if isinstance(data, dict) else {}, prev, digest
-    )
+    data = data if isinstance(data, dict) else {}
+    # Skill events carry their text inline: a reference there is a redaction by `forget`.
+    data = {k: ERASED if is_ref(v) else v for k, v in data.items()}
+    return Event(int(seq), ts, type_, actor, subject, data, prev, digest)
 
 
 # -- versions and diffs ---------------------------------------------------------------------

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from store.content import pattern_refs
 from store.ingest.pipeline import node_text
 from store.models import ConsolidationReport
 from store.patterns import decay as decay_mod
@@ -160,7 +161,7 @@ def consolidate(
                 "pattern.consolidated",
                 "patterns",
                 {
-                    "patterns": records,
+                    "patterns": [pattern_refs(conn, r) for r in records],
                     "dissolved": dissolved,
                     "method": method,
                     "nodes": len(nodes),

@@ -11,7 +11,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.app import App, ComposeResult
 
-from store.models import ContextMessage, Node
+from store.models import ERASED, ContextMessage, Node
 from widgets.node_detail import CONTEXT_LINES, NodeDetailView
 
 HOSTILE = (
@@ -204,3 +204,37 @@ async def test_nothing_to_show() -> None:
         await pilot.pause()
         assert shown(app) == "Select a node to see its evidence."
         assert detail.node is None
+
+
+async def test_a_forgotten_node_says_so_and_shows_no_transcript() -> None:
+    app = DetailApp()
+    async with app.run_test(size=(100, 40)) as pilot:
+        detail = app.query_one(NodeDetailView)
+        forgotten = node(
+            status="forgotten",
+            summary=ERASED,
+            evidence=ERASED,
+            decided_at="2026-11-03T10:00:00+00:00",
+            decided_by="Dana <dana@example.com>",
+            reason="a customer's name",
+        )
+        detail.show(forgotten, [message(4, "the quoted words", in_range=True)])
+        await pilot.pause()
+        text = shown(app)
+        assert text.splitlines()[:2] == ["DEAD_END  forgotten", ERASED]
+        assert "Forgotten  2026-11-03 10:00 by Dana <dana@example.com>" in text
+        assert "Reason     a customer's name" in text
+        assert "This node was forgotten (`librarian forget`)" in text
+        assert "the quoted words" not in text
+        assert "Transcript around the evidence" not in text
+
+
+async def test_an_erased_message_is_marked_as_erased() -> None:
+    app = DetailApp()
+    async with app.run_test(size=(100, 40)) as pilot:
+        detail = app.query_one(NodeDetailView)
+        detail.show(node(), [message(3, ERASED), message(4, "kept words", in_range=True)])
+        await pilot.pause()
+        text = shown(app)
+        assert "     [erased by `librarian forget`]" in text
+        assert "     kept words" in text

@@ -10,7 +10,7 @@ from textual.app import App, ComposeResult
 from textual.geometry import Region
 from textual.message import Message
 
-from store.models import Node
+from store.models import ERASED, Node
 from widgets.node_table import NodeTable, age
 
 NOW = "2026-11-03T09:00:00+00:00"
@@ -303,3 +303,13 @@ async def test_untrusted_text_renders_literally() -> None:
 )
 def test_age(stamp: str, expected: str) -> None:
     assert age(stamp, datetime(2026, 11, 3, 9, tzinfo=UTC)) == expected
+
+
+async def test_a_forgotten_row_is_marked_and_shows_no_text() -> None:
+    app = TableApp()
+    async with app.run_test() as pilot:
+        table = app.query_one(NodeTable)
+        table.set_rows([node(1), node(2, status="forgotten", summary=ERASED, evidence=ERASED)])
+        await pilot.pause()
+        assert screen_lines(table)[2].split()[:2] == ["⌫", "DEAD_END"]
+        assert ERASED in screen_lines(table)[2]
