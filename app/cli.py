@@ -199,6 +199,7 @@ def _contexts(args: argparse.Namespace) -> list[str]:
 
 def cmd_suggest(args: argparse.Namespace) -> int:
     from app import render
+    from store.serving import masked
 
     contexts = _contexts(args)
     with open_library(args) as library:
@@ -206,6 +207,7 @@ def cmd_suggest(args: argparse.Namespace) -> int:
         for context, found in zip(contexts, results, strict=True):
             hits = [("skill", x.name, rank, x.score) for rank, x in enumerate(found, start=1)]
             library.log_retrieval("suggest", context, hits)
+    results = masked(results)  # agents read this: no secret from a skill goes out
     data = [
         {"context": c, "suggestions": [render.plain(s) for s in r]}
         for c, r in zip(contexts, results, strict=True)

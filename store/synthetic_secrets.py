@@ -76,7 +76,11 @@ def _b64url(data: bytes) -> str:
 
 def _jwt(rng: random.Random) -> str:
     header = _b64url(json.dumps({"alg": "HS256", "typ": "JWT"}).encode())
-    claims = {"sub": _s(rng, HEX, 12), "iat": rng.randint(1_700_000_000, 1_800_000_000), "role": "service"}
+    claims = {
+        "sub": _s(rng, HEX, 12),
+        "iat": rng.randint(1_700_000_000, 1_800_000_000),
+        "role": "service",
+    }
     body = _b64url(json.dumps(claims).encode())
     return f"{header}.{body}.{_b64url(rng.randbytes(32))}"
 

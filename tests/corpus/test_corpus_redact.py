@@ -26,8 +26,8 @@ if not TRANSCRIPTS.is_dir():
 
 # (file relative to transcripts/, redacted value) pairs read in context and judged plausible
 # secrets. Empty: the corpus (mock sessions of claude-code-viewer, claude-code-log fixtures,
-# simonw's sample) holds no credential, and `redact` finds none in its ~350,000 characters (distinct strings) of
-# prose, code, tool output, uuids, request ids and timestamps.
+# simonw's sample) holds no credential, and `redact` finds none in its ~350,000 characters
+# (distinct strings) of prose, code, tool output, uuids, request ids and timestamps.
 REVIEWED: set[tuple[str, str]] = set()
 
 
