@@ -89,7 +89,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--only",
         action="append",
         default=[],
-        help="run only these parts (scan, suggest, index, app, routing)",
+        help="run only these parts (scan, suggest, app, ingest, review, routing, consolidate,"
+        " session_start, mcp, lifecycle, secrets)",
     )
     return parser
 

@@ -15,6 +15,10 @@ from store.synthetic_secrets import SecretSample, secret_samples
 
 #: A secret counts as leaked when this many of its characters in a row survive.
 LEAK_WINDOW = 8
+#: (file relative to the transcripts folder, value) of every redaction in the corpus that a
+#: person read in context and judged a plausible secret; anything else redacted there is a
+#: false positive. Empty: the corpus holds no credential.
+REVIEWED_CORPUS_SECRETS: frozenset[tuple[str, str]] = frozenset()
 _CONTEXT = 40
 
 
@@ -97,6 +101,24 @@ def _strings(value: Any) -> Iterator[str]:
     elif isinstance(value, list):
         for item in value:
             yield from _strings(item)
+
+
+def message_texts(path: Path) -> list[str]:
+    """The text of each message of a transcript, as ingest archives and redacts it (one
+    `redact` call each): prose, tool calls and tool results."""
+    from store.ingest.transcript import parse_session
+    from store.models import ParseFailure
+
+    parsed = parse_session(path)
+    if isinstance(parsed, ParseFailure):
+        return []
+    texts = []
+    for m in parsed.messages:
+        parts = [m.text] if m.text else []
+        parts += [f"[{u.name}] {u.input_text}" for u in m.tool_uses]
+        parts += [("[error] " if r.is_error else "[result] ") + r.text for r in m.tool_results]
+        texts.append("\n".join(parts))
+    return texts
 
 
 def transcript_files(root: Path) -> list[Path]:

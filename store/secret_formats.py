@@ -107,6 +107,7 @@ FORMATS: tuple[Format, ...] = (
     _f("Grafana service account token", "glsa_", _B62 + "{32}_[A-Fa-f0-9]{8}"),
     _f("Grafana Cloud token", "glc_", "[A-Za-z0-9+/]{32,}={0,2}", ""),
     _f("Grafana API key", "eyJrIjoi", "[A-Za-z0-9]{70,}={0,2}", ""),
+    _f("JSON Web Token", "eyJ", r"[\w-]{8,4000}\.eyJ[\w-]{8,8000}\.[\w-]{16,2000}", ""),
     _f("Sentry org token", "sntrys_", r"eyJ[\w=+/-]{60,}", ""),
     _f("Sentry user token", "sntryu_", "[a-f0-9]{64}"),
     _f("age secret key", "AGE-SECRET-KEY-1", "[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}"),

@@ -24,14 +24,23 @@ import re
 from collections.abc import Iterator
 
 _REFERENCE_PREFIXES = ("$", "<", "{", "[redacted", "***", "os.environ", "process.env")
-_WINDOWS_VARIABLE = re.compile(r"%[a-z_][a-z0-9_]*%")
-_PLACEHOLDER_WORDS = ("your", "example", "placeholder", "changeme", "change_me", "xxxx")
+_WINDOWS_VARIABLE = re.compile(r"%[a-z_][a-z0-9_]*%(?:$|[\\/])")  # `%APPDATA%`, `%HOME%\x`
+# A placeholder word in one case (`your`, `YOUR`, `Your`) at an edge of the value or next to
+# punctuation (`your-token`, `ghp_your_token`, `AKIA…EXAMPLE`); random tokens hold `yOUr`
+# or `3yourC` now and then.
+_WORDS = "|".join(
+    form
+    for word in ("your", "example", "placeholder", "changeme", "change_me")
+    for form in (word, word.upper(), word.title())
+)
+_PLACEHOLDER = re.compile(rf"(?<![A-Za-z0-9])(?:{_WORDS})|(?:{_WORDS})(?![A-Za-z0-9])|xxxx|XXXX")
 _FILLER = frozenset("xX*.-_•…")
 _NOT_SECRETS = frozenset({"true", "false", "none", "null", "nil", "yes", "no", "on", "off"})
 
 
 def is_reference(value: str) -> bool:
-    """Variables, templates, elisions and placeholders: `$TOKEN`, `<token>`, `sk-...`, `xxxx`."""
+    """Variables, templates, elisions and placeholders: `$TOKEN`, `<token>`, `sk-...`, `xxxx`,
+    `YOUR_KEY`, `your-token-here`, `AKIA…EXAMPLE`."""
     low = value.lower().rstrip("\"'`,;:!?)]}*")
     return (
         not low
@@ -40,7 +49,7 @@ def is_reference(value: str) -> bool:
         or _WINDOWS_VARIABLE.match(low) is not None
         or "..." in low  # an elision: `sk-...`, `ghp_... (required)`, `?key=…`
         or "…" in low
-        or any(word in low for word in _PLACEHOLDER_WORDS)
+        or _PLACEHOLDER.search(value) is not None
         or set(low) <= _FILLER
     )
 
@@ -75,7 +84,7 @@ _QUOTED = r"(?<=\")[^\"\n]{1,512}(?=\")|(?<=')[^'\n]{1,512}(?=')"
 _ENV_ASSIGN = re.compile(rf"(?P<gap>[ \t]*)=[ \t]*(?P<q>[\"']?)(?P<v>{_QUOTED}|[^\s\"']{{1,512}})")
 _ENV_LEAD = re.compile(r"[ \t]*(?:export[ \t]+)?(?:[a-z0-9_-]+\.)*")  # `export `, `spring.db.`
 _FIELD_VALUE = re.compile(rf"[\"']?[ \t]*:[ \t]*[\"'](?P<v>{_QUOTED})")
-_QUERY_VALUE = re.compile(r"=(?P<v>[^&#\s\"'<>]{1,512})")
+_QUERY_VALUE = re.compile(r"=(?P<v>[^&#;\s\"'<>]{1,512})")
 # A closing quote, a connector, spaces; then maybe a few short words ("for staging is").
 _CONNECTOR = re.compile(
     r"[\"'`\]]*[ \t]*(?P<c>:=|=>|->|→|[:=]|(?:is|was|are|were|of|to|as|equals)(?=[ \t]))?[ \t]*"
@@ -145,7 +154,7 @@ def _value_after(text: str, low: str, start: int, end: int) -> tuple[int, int] |
     assigned = low.startswith("=", end)
     if assigned and start and low[start - 1] in "?&;" and _QUERY_NAME.fullmatch(name):
         query = _QUERY_VALUE.match(low, end)
-        return _unless_reference(low, query.span("v")) if query else None
+        return _unless_reference(text, query.span("v")) if query else None
     if _ENV_NAME.search(name) and _at_line_start(low, start):
         found = _env_value(text, low, start, end)
         if found is not None:
@@ -153,7 +162,7 @@ def _value_after(text: str, low: str, start: int, end: int) -> tuple[int, int] |
     if _FIELD_NAME.search(name):
         field = _FIELD_VALUE.match(low, end)
         if field is not None:
-            return _unless_reference(low, field.span("v"))
+            return _unless_reference(text, field.span("v"))
     if _PASSWORD_NAME.search(name):
         # `pwd` is also a shell command and `pass` a verb ("pass as …"): `:` / `=` only.
         verb = name in ("pass", "pwd") or name.endswith("pwd")
@@ -163,8 +172,8 @@ def _value_after(text: str, low: str, start: int, end: int) -> tuple[int, int] |
     return None
 
 
-def _unless_reference(low: str, span: tuple[int, int]) -> tuple[int, int] | None:
-    return None if is_reference(low[span[0] : span[1]]) else span
+def _unless_reference(text: str, span: tuple[int, int]) -> tuple[int, int] | None:
+    return None if is_reference(text[span[0] : span[1]]) else span
 
 
 def _at_line_start(low: str, start: int) -> bool:
@@ -253,12 +262,14 @@ def _random_after(text: str, low: str, end: int) -> tuple[int, int] | None:
 # -- values ----------------------------------------------------------------------------------------
 
 # Code, not a literal: a call, indexing, a template, attribute access (`self.password`).
-_CODE = re.compile(r"[()\[\]{}<>]|^[A-Za-z_]+(?:\.[A-Za-z_]\w*)+$")
+_CODE = re.compile(r"[()\[\]{}<>]|^[A-Za-z_]{2,}(?:\.[A-Za-z_]+)+$")
 # A word or an identifier: `incorrect`, `Required`, `String`, `userPassword`, `DB_PASS`.
-_PLAIN = re.compile(r"[A-Za-z][a-z]*(?:[A-Z][a-z]+)*|[A-Z][A-Z_]*|[a-z]+(?:[_-][a-z]+)*")
+_PLAIN = re.compile(r"[A-Za-z][a-z]*(?:[A-Z][a-z]{2,})*|[A-Z][A-Z_]*|[a-z]+(?:[_-][a-z]+)*")
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 _HEX = re.compile(r"[0-9a-f]+|[0-9A-F]+")
 _PATH_STARTS = ("/", "~/", "./", "../")
+_EXTENSION = re.compile(r"\.[a-z][a-z0-9]{0,4}$")
+_WORD_FOLDER = re.compile(r"(?<=/)[a-z_.-]{3,}(?=/|$)")
 # Pieces of a value: words (`Access`, `token`, `API`) and numbers. Random strings break into
 # pieces of one or two characters; identifiers and prose into words.
 _PIECE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
@@ -281,22 +292,28 @@ def password_like(value: str) -> bool:
     """A password as people write one: not a word, code, a path or a reference."""
     if not 4 <= len(value) <= 128 or is_reference(value) or "://" in value:
         return False
-    if value.startswith(_PATH_STARTS) or is_code(value):
+    if _is_path(value) or is_code(value):
         return False
     return len(value) >= 6 if value.isdigit() else True
 
 
+def _is_path(value: str) -> bool:
+    """`/home/dev/app.py`, `./build/out`, `~/.ssh/id_ed25519`; but a base64 secret may start
+    with a slash too (`/H5c1eLgS…`): a path has a file extension or word-like folders."""
+    if not value.startswith(_PATH_STARTS):
+        return False
+    return _EXTENSION.search(value) is not None or len(_WORD_FOLDER.findall(value)) >= 2
+
+
 def random_looking(value: str, *, tight: bool) -> bool:
-    """Random characters, not words: many short pieces, digits with letters (or both cases in
-    a long value). Hex and UUIDs (hashes, ids) only right after the name (`tight`)."""
+    """Random characters, not words: many short pieces, digits with letters or both cases.
+    Hex and UUIDs (hashes, ids) only right after the name (`tight`)."""
     core = value.rstrip("=")
-    if len(core) < 16 or value.startswith(_PATH_STARTS) or core.isdigit():
+    if len(core) < 16 or _is_path(value) or core.isdigit():
         return False
     if _is_id_or_hash(core):
         return tight and len(set(core.lower())) >= 8
-    if not has_digit_and_letter(core) and not (
-        len(core) >= 24 and core.lower() != core and core.upper() != core
-    ):
+    if not has_digit_and_letter(core) and (core.lower() == core or core.upper() == core):
         return False
     pieces = _PIECE.findall(core)
     return len(pieces) >= 4 and sum(map(len, pieces)) <= _MAX_MEAN_PIECE * len(pieces)

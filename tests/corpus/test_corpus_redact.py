@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from store.redaction_eval import redactions, transcript_files
+from store.redaction_eval import REVIEWED_CORPUS_SECRETS, redactions, transcript_files
 
 pytestmark = pytest.mark.corpus
 
@@ -24,11 +24,10 @@ TRANSCRIPTS = CORPUS / "transcripts"
 if not TRANSCRIPTS.is_dir():
     pytest.skip(f"no transcripts corpus at {TRANSCRIPTS}", allow_module_level=True)
 
-# (file relative to transcripts/, redacted value) pairs read in context and judged plausible
-# secrets. Empty: the corpus (mock sessions of claude-code-viewer, claude-code-log fixtures,
-# simonw's sample) holds no credential, and `redact` finds none in its ~350,000 characters
-# (distinct strings) of prose, code, tool output, uuids, request ids and timestamps.
-REVIEWED: set[tuple[str, str]] = set()
+# The reviewed redactions (`REVIEWED_CORPUS_SECRETS`, shared with `librarian bench`) are empty:
+# the corpus (mock sessions of claude-code-viewer, claude-code-log fixtures, simonw's sample)
+# holds no credential, and `redact` finds none in its ~350,000 characters (distinct strings)
+# of prose, code, tool output, uuids, request ids and timestamps.
 
 
 def test_every_redaction_in_the_corpus_transcripts_is_a_reviewed_secret() -> None:
@@ -38,5 +37,5 @@ def test_every_redaction_in_the_corpus_transcripts_is_a_reviewed_secret() -> Non
     assert size > 300_000  # every distinct string of the whole corpus was read
     for r in found:
         print(f"{r.file}: …{r.before!r} [{r.value!r}] {r.after!r}…")
-    unexpected = [r for r in found if (r.file, r.value) not in REVIEWED]
+    unexpected = [r for r in found if (r.file, r.value) not in REVIEWED_CORPUS_SECRETS]
     assert not unexpected, "\n".join(f"{r.file}: {r.before}[{r.value}]{r.after}" for r in found)
