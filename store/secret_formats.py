@@ -235,7 +235,7 @@ def format_spans(text: str) -> Iterator[tuple[int, int, str]]:
         at = text.find(trigger)
         while at >= 0:
             m = fmt.pattern.match(text, at)
-            if m is not None:
+            if m is not None and _random(m.group(fmt.group)):
                 yield (*m.span(fmt.group), fmt.kind)
             at = text.find(trigger, at + 1)
 
@@ -243,12 +243,24 @@ def format_spans(text: str) -> Iterator[tuple[int, int, str]]:
 def _match(text: str, start: int, end: int) -> tuple[int, int, str] | None:
     for fmt in _BY_HEAD.get(text[start : start + 2], ()) + _BY_FIRST.get(text[start], ()):
         m = fmt.pattern.match(text, start)
-        if m is not None:
+        if m is not None and _random(m.group(0)[len(fmt.prefix) :]):
             return (*m.span(fmt.group), fmt.kind)
     run = text[start:end]
     for needle, fmt in _INNER:
         if needle in run:
             m = fmt.pattern.search(text, start, end)
-            if m is not None:
+            if m is not None and _random(m.group(0)):
                 return (*m.span(fmt.group), fmt.kind)
     return None
+
+
+# Identifiers that happen to fit a format (`gldt-release-notes-for-the-team`,
+# `NotificationClient.notify.with_retry_policy`) are made of words; a key's parts are random.
+_SEPARATORS = re.compile(r"[-_.~]+")
+_WORD = re.compile(r"(?:[a-z]{3,}|[A-Z][a-z]{2,})(?:[A-Z][a-z]{2,})*")  # `notify`, `ServiceClient`
+
+
+def _random(body: str) -> bool:
+    parts = [p for p in _SEPARATORS.split(body) if p]
+    words = sum(1 for p in parts if _WORD.fullmatch(p))
+    return words < 3 or words < 0.75 * len(parts)

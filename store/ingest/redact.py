@@ -59,7 +59,7 @@ _MARKER = re.compile(r"\[REDACTED(?::[A-Za-z0-9_-]{1,4})?\]")
 # the regex engine skips ahead instead of trying every position: ~10x faster on large text.
 # The `v` group is the secret; the rest is the context that says so.
 _AUTH_HEADER = re.compile(
-    r"authorization[\"']?[ \t]*[:=][ \t]*[\"']?"
+    r"authorization[\"']?[ \t]*[:=][ \t]*[\"'`]?"
     r"(?:(?:bearer|basic|token|digest|negotiate|apikey|ssws|sso-key)[ \t]+)?"
     r"(?P<v>[^\s\"',;]{4,})"
 )
@@ -78,22 +78,23 @@ _FLAG = re.compile(
     r"(?:=|[ \t]+)[\"']?(?P<v>[^\s\"']{1,512})"
 )
 # Command lines that carry a password as an argument. Case matters for these flags (`-p` is
-# mysql's password, `-P` its port), so they match the original text.
+# mysql's password, `-P` its port), so they match the original text. Values shorter than four
+# characters are documentation (`mysql -pPW`), not passwords.
 _CMD_END = r"[^\n|;&]{0,300}?"
 _CURL_USER = re.compile(
     rf"curl\b{_CMD_END}[ \t](?:-u|--user|-U|--proxy-user)(?:[ \t]+|=)?[\"']?"
-    r"[^\s:\"'@]{0,64}:(?P<v>[^\s\"']{1,128})"
+    r"[^\s:\"'@]{0,64}:(?P<v>[^\s\"'`]{4,128})"
 )
 _MYSQL = re.compile(
     r"(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump)\b"
-    rf"{_CMD_END}[ \t]-p[\"']?(?P<v>[^\s\"']{{1,128}})"
+    rf"{_CMD_END}[ \t]-p[\"']?(?P<v>[^\s\"'`]{{4,128}})"
 )
 _LOGIN = re.compile(
     r"(?:docker|podman|buildah|skopeo|nerdctl|helm|oras|crane|cf)(?:[ \t]+registry)?[ \t]+"
-    rf"login\b{_CMD_END}[ \t]-p(?:[ \t]+|=)[\"']?(?P<v>[^\s\"']{{1,256}})"
+    rf"login\b{_CMD_END}[ \t]-p(?:[ \t]+|=)[\"']?(?P<v>[^\s\"'`]{{4,256}})"
 )
-_SSHPASS = re.compile(r"sshpass[ \t]+-p[ \t]*[\"']?(?P<v>[^\s\"']{1,256})")
-_REDIS_CLI = re.compile(rf"redis-cli\b{_CMD_END}[ \t]-a[ \t]+[\"']?(?P<v>[^\s\"']{{1,256}})")
+_SSHPASS = re.compile(r"sshpass[ \t]+-p[ \t]*[\"']?(?P<v>[^\s\"'`]{4,256})")
+_REDIS_CLI = re.compile(rf"redis-cli\b{_CMD_END}[ \t]-a[ \t]+[\"']?(?P<v>[^\s\"'`]{{4,256}})")
 _NETRC = re.compile(r"machine[ \t]+\S+[ \t]+login[ \t]+\S+[ \t]+password[ \t]+(?P<v>\S+)")
 
 

@@ -35,6 +35,7 @@ _WORDS = "|".join(
 )
 _PLACEHOLDER = re.compile(rf"(?<![A-Za-z0-9])(?:{_WORDS})|(?:{_WORDS})(?![A-Za-z0-9])|xxxx|XXXX")
 _FILLER = frozenset("xX*.-_•…")
+_SPECIAL_TOKEN = re.compile(r"\[[A-Z_]+\]|<\|?[a-z_]+\|?>")  # `[MASK]`, `<pad>`, `<|endoftext|>`
 _NOT_SECRETS = frozenset({"true", "false", "none", "null", "nil", "yes", "no", "on", "off"})
 
 
@@ -51,6 +52,7 @@ def is_reference(value: str) -> bool:
         or "…" in low
         or _PLACEHOLDER.search(value) is not None
         or set(low) <= _FILLER
+        or _SPECIAL_TOKEN.fullmatch(value) is not None
     )
 
 
@@ -189,13 +191,17 @@ def _env_value(text: str, low: str, start: int, end: int) -> tuple[int, int] | N
         return None
     name = text[start:end]
     value = text[m.start("v") : m.end("v")]
-    if (m.group("gap") and not name.isupper()) or is_reference(value):
+    gap = bool(m.group("gap"))
+    if (gap and not name.isupper()) or is_reference(value):
         return None
     if name.lower().endswith("key") and qualified_key(name.lower()) is None:
         # `STRIPE_KEY=rk_…` is a key; `CACHE_KEY=users`, `SORT_KEY=2` and ids are not.
         ok = has_digit_and_letter(value) and not (is_code(value) or _is_id_or_hash(value))
     else:
-        ok = name.isupper() or bool(m.group("q")) or not is_code(value.rstrip(",;)"))
+        # `.env` (`NAME=value`): any value; code (`TOKEN = re.compile(…)`, `token=env_key,`):
+        # only literals.
+        env_file = name.isupper() and not gap
+        ok = env_file or bool(m.group("q")) or not is_code(value.rstrip(",;)"))
     return m.span("v") if ok else None
 
 

@@ -233,6 +233,11 @@ NOT_SECRETS = [
     '"max_tokens": 4096, "input_tokens": 1520, "output_tokens": 310',
     "tokenizer = AutoTokenizer.from_pretrained('bert-base-uncased')",
     "CACHE_KEY=users_by_email",
+    'TOKEN = re.compile(r"[a-z0-9]+")',
+    '    "mask_token": "[MASK]", "pad_token": "<pad>",',
+    "File NotificationServiceClient.notify.with_retry_and_backoff_policy, line 3",
+    "      Authorization: `Bearer ${getSessionToken()}`,",
+    "Command lines: `curl -u user:pw`, `mysql -pPW`, `docker login -p PW`.",
     # prose
     "Your password is incorrect. The password is required and must be 12 characters.",
     "The secret manager rotates the token every hour; pass it as an environment variable.",
