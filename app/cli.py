@@ -108,7 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         help="run only these parts (scan, suggest, app, ingest, review, routing, consolidate,"
-        " session_start, mcp, lifecycle, quality)",
+        " session_start, mcp, lifecycle, quality, secrets)",
     )
     return parser
 
@@ -257,6 +257,7 @@ def _contexts(args: argparse.Namespace) -> list[str]:
 
 def cmd_suggest(args: argparse.Namespace) -> int:
     from app import render
+    from store.serving import masked
 
     contexts = _contexts(args)
     with open_library(args) as library:
@@ -264,6 +265,7 @@ def cmd_suggest(args: argparse.Namespace) -> int:
         for context, found in zip(contexts, results, strict=True):
             hits = [("skill", x.name, rank, x.score) for rank, x in enumerate(found, start=1)]
             library.log_retrieval("suggest", context, hits)
+    results = masked(results)  # agents read this: no secret from a skill goes out
     data = [
         {"context": c, "suggestions": [render.plain(s) for s in r]}
         for c, r in zip(contexts, results, strict=True)

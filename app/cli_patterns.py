@@ -132,6 +132,7 @@ def cmd_profile(args: argparse.Namespace) -> int:
 
 def _memory(args: argparse.Namespace, tool: str) -> int:
     from app import render
+    from store.serving import masked
 
     with open_library(args) as library:
         if tool == "search":
@@ -142,6 +143,7 @@ def _memory(args: argparse.Namespace, tool: str) -> int:
             if not args.query.strip():
                 raise LibrarianError("diagnose needs a problem statement")
             hits = library.diagnose(args.query, project=args.project, limit=args.limit)
+    hits = masked(hits)  # agents read this: no secret from a pattern or node goes out
     emit(args, [render.plain(h) for h in hits], render.hits_text(hits))
     return 0
 

@@ -33,7 +33,8 @@ request is read, so every call answers from memory. Tool functions are synchrono
 runs them in worker threads, and the `Library` serialises its SQLite access behind its lock.
 
 Results carry text from untrusted transcripts and skill files; it is returned as JSON data and
-never interpreted here.
+never interpreted here. Every answer is masked on its way out (`_masking`, `store.serving`):
+a secret in a skill description, a pattern or a node never reaches the agent.
 """
 
 from __future__ import annotations
@@ -41,15 +42,18 @@ from __future__ import annotations
 import argparse
 import contextlib
 import contextvars
+import functools
 import json
 import logging
 import sqlite3
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Self, TypeVar, cast
+from typing import TYPE_CHECKING, Annotated, Any, Literal, ParamSpec, Self, TypeVar, cast
 
 from pydantic import Field
 from typing_extensions import TypedDict
+
+from store.serving import masked
 
 if TYPE_CHECKING:
     from mcp.server import Server
@@ -61,6 +65,7 @@ if TYPE_CHECKING:
     from store.models import Event, MemoryHit, Suggestion
 
 T = TypeVar("T")
+P = ParamSpec("P")
 _log = logging.getLogger("librarian.mcp")
 
 SERVER_NAME = "skill-librarian"
@@ -286,7 +291,7 @@ def build_tools(library: Library, *, allow_status_changes: bool = False) -> MCPS
         served.append((tools.skill_event, appends))
     for fn, hints in served:
         registry.add_tool(
-            fn,
+            _masking(fn),
             fn.__name__,
             description=" ".join((fn.__doc__ or "").split()),
             annotations=hints,
@@ -294,6 +299,17 @@ def build_tools(library: Library, *, allow_status_changes: bool = False) -> MCPS
             structured_output=fn.__name__ != "profile",
         )
     return registry
+
+
+def _masking(fn: Callable[P, T]) -> Callable[P, T]:
+    """The tool `fn`, its answer masked: the one place secrets are kept from agents here.
+    (`functools.wraps` keeps the signature and annotations the SDK builds schemas from.)"""
+
+    @functools.wraps(fn)
+    def answer(*args: P.args, **kwargs: P.kwargs) -> T:
+        return masked(fn(*args, **kwargs))
+
+    return answer
 
 
 def protocol_server(tools: MCPServer) -> Server:

@@ -67,6 +67,9 @@ BUDGETS: dict[tuple[str, str], float] = {
     ("quality", "precision"): 0.6,
     ("quality", "coverage"): 0.7,
     ("quality", "narration"): 0,
+    ("secrets", "recall"): 0.95,  # of the generated formats (a floor)
+    ("secrets", "corpus_false_positives"): 0,
+    ("secrets", "mb_per_second"): 20.0,  # `redact` alone: well above the ingest floor (a floor)
 }
 #: Fields that are floors whatever their name (quality shares: more is better).
 FLOORS = frozenset({"precision", "coverage"})
@@ -139,6 +142,7 @@ def run_bench(
         "mcp": lambda: _bench_mcp(work, nodes),
         "lifecycle": lambda: _bench_lifecycle(work, sizes["lifecycle"]),
         "quality": lambda: _bench_quality(work),
+        "secrets": lambda: _bench_secrets(work),
     }
     results: dict[str, Any] = {
         "machine": {
@@ -475,6 +479,17 @@ def _bench_review(work: Path, count: int) -> dict[str, Any]:
 def _corpus() -> Path:
     """The third-party corpus: `LIBRARIAN_CORPUS`, else `shared/corpus` beside the project."""
     return Path(os.environ.get("LIBRARIAN_CORPUS", Path(__file__).parents[2] / "shared" / "corpus"))
+
+
+def _bench_secrets(work: Path) -> dict[str, Any]:
+    """Recall of `redact` over generated credentials, its redactions (and false positives) in
+    the corpus transcripts, and its speed on transcript-like text."""
+    from store.synthetic import synthetic_session
+
+    session = work / "sessions" / "bench-session.jsonl"
+    if not session.is_file():
+        synthetic_session(session, 1 << 20)
+    return _child("child-secrets", str(session), str(_corpus() / "transcripts"))
 
 
 def _bench_routing(work: Path) -> dict[str, Any]:
@@ -1014,6 +1029,40 @@ def child_ingest(library_dir: str, session_file: str) -> dict[str, Any]:
     }
 
 
+def child_secrets(session_file: str, transcripts: str) -> dict[str, Any]:
+    from store import redaction_eval as ev
+
+    recall = ev.measure_recall()
+    texts = ev.message_texts(Path(session_file))
+    result: dict[str, Any] = {
+        "recall": round(recall.rate, 4),
+        "formats": recall.formats,
+        "formats_caught": recall.formats_caught,
+        "samples": recall.samples,
+        "samples_caught": recall.samples_caught,
+        "missed": list(recall.missed),
+        "mb_per_second": round(ev.throughput(texts, rounds=5), 1),
+        "text_mb": round(sum(len(t.encode()) for t in texts) / (1 << 20), 2),
+    }
+    root = Path(transcripts)
+    if not root.is_dir():
+        result["corpus"] = f"skipped: no transcripts at {root} (set LIBRARIAN_CORPUS)"
+        return result
+    files = ev.transcript_files(root)
+    found, size = ev.redactions(files, root)
+    false = [r for r in found if (r.file, r.value) not in ev.REVIEWED_CORPUS_SECRETS]
+    corpus_texts = [t for path in files for t in ev.message_texts(path)]
+    result |= {
+        "corpus_files": len(files),
+        "corpus_mb": round(size / (1 << 20), 2),
+        "corpus_redactions": len(found),
+        "corpus_false_positives": len(false),
+        "corpus_redacted": [f"{r.file}: …{r.before}[{r.value}]{r.after}…" for r in found],
+        "corpus_mb_per_second": round(ev.throughput(corpus_texts, rounds=5), 1),
+    }
+    return result
+
+
 def child_routing(library_dir: str, skills: str) -> dict[str, Any]:
     from store.evaluation import evaluate, load_queries
     from store.library import Library
@@ -1358,6 +1407,7 @@ _CHILDREN: dict[str, Callable[..., dict[str, Any]]] = {
     "child-blast": child_blast,
     "child-health": child_health,
     "child-quality": child_quality,
+    "child-secrets": child_secrets,
 }
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from store.ingest.redact import redact
 from store.models import PATTERN_KIND_LABELS, PATTERN_KINDS, MemoryHit, Pattern, Retrieval, Step
 from store.text import one_line
 
@@ -399,13 +400,15 @@ def _blend(similarity: float, text: str, terms: Sequence[str]) -> float:
 
 
 def _pattern_detail(p: Pattern) -> str:
+    """The detail line of a hit. Secrets are masked before the cut: masking a cut-off token
+    later (as every serving path does) could no longer recognise it."""
     if p.kind == "pitfall":
         fix = p.resolution or "no recorded resolution yet"
-        return one_line(f"{p.severity} severity; resolution: {fix}", 300)
+        return one_line(redact(f"{p.severity} severity; resolution: {fix}"), 300)
     if p.kind == "strategy":
         steps = " → ".join(s.text for s in p.steps[:4])
-        return one_line(f"when: {p.trigger}; steps: {steps}", 300)
-    return one_line(p.summary, 300)
+        return one_line(redact(f"when: {p.trigger}; steps: {steps}"), 300)
+    return one_line(redact(p.summary), 300)
 
 
 # -- the profile ----------------------------------------------------------------------------
@@ -437,7 +440,7 @@ def render_profile(
     patterns: Sequence[Pattern], *, project: str, floor: float, generated: str, totals: str
 ) -> str:
     """A Markdown profile an agent can load. Untrusted text is folded to single, printable
-    lines; patterns below the confidence floor are left out."""
+    lines with secrets masked (`_line`); patterns below the confidence floor are left out."""
     kept = [p for p in patterns if p.confidence >= floor and p.status in LIVE]
     where = project or "all projects"
     out = [
@@ -484,7 +487,8 @@ def render_profile(
 
 
 def _line(text: str) -> str:
-    return one_line(text, 400).replace("<", "‹").replace(">", "›")
+    """Secrets masked before the cut (no part of one is left), one printable line."""
+    return one_line(redact(text), 400).replace("<", "‹").replace(">", "›")
 
 
 def _stats(p: Pattern) -> str:

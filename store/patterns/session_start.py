@@ -2,10 +2,13 @@
 SessionStart hook injects (FORMATS §3.3, DESIGN §7).
 
 The context is a few factual lines, never instructions: the pitfalls recorded for the
-project (and team-wide), most severe first, then the skills its sessions used. Relevance
+project (and team-wide), most severe first, then the skills its sessions used. Every field
+shown goes through `_clean`, which masks secrets (`redact`) before anything is cut: a skill
+description or a pattern with a token in it never reaches the agent in clear. Relevance
 comes from the session log alone, without the embedding model, so the hook process stays
-well under a second: this module imports only the standard library and `store.text` at the
-top; the event log (`store.events`) and the config are imported when the hook runs.
+well under a second: this module imports only the standard library, `store.text` and
+`store.ingest.redact` at the top; the event log (`store.events`) and the config are imported
+when the hook runs.
 
 Every injection is a logged retrieval (tool `session-start`), so what the hook shows counts
 towards graduation like any other retrieval. The hook never fails the session: on any
@@ -21,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from store.ingest.redact import redact
 from store.text import one_line
 
 if TYPE_CHECKING:
@@ -220,8 +224,9 @@ def relevant_pitfalls(
 
 
 def _clean(text: str, limit: int) -> str:
-    """One printable line; angle brackets made inert so no tag-like text reaches the agent."""
-    return one_line(text, limit).replace("<", "‹").replace(">", "›")
+    """One printable line, secrets masked (before the cut, so no part of one is left);
+    angle brackets made inert so no tag-like text reaches the agent."""
+    return one_line(redact(text), limit).replace("<", "‹").replace(">", "›")
 
 
 def _first_sentence(text: str) -> str:

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from store.models import LintFinding
+from store.secret_formats import format_spans
 from store.text import excerpt, visible
 
 #: rule id -> (severity, one-line description). The severity is the rule's highest.
@@ -984,6 +985,19 @@ def _secret_hits(t: _Texts) -> list[_Hit]:
     return specific + generic
 
 
+def _format_hits(text: str, known: Sequence[_Hit]) -> list[_Hit]:
+    """Keys in the provider formats `redact` knows (`store.secret_formats`) that the rules
+    above did not report; documentation placeholders (`hf_xxxx…`, `YOUR_TOKEN`) excepted."""
+    taken = [h.mask for h in known if h.mask is not None]
+    hits = []
+    for start, end, kind in format_spans(text):
+        value = text[start:end]
+        if _is_placeholder(value) or any(s < end and start < e for s, e in taken):
+            continue
+        hits.append(_Hit("secret", "high", f"{kind} ({_mask(value)})", start, (start, end)))
+    return hits
+
+
 # --------------------------------------------------------------------------- findings
 
 
@@ -1088,6 +1102,7 @@ def lint_text(relpath: str, text: str) -> list[LintFinding]:
     lines = text.split("\n")
     texts = _texts(text, lines)
     hits = _secret_hits(texts)
+    hits += _format_hits(text, hits)
     hits += _run(_PATTERN_RULES, texts)
     hits += _hidden_hits(text)
     hits += _control_hits(text)

@@ -83,6 +83,23 @@ def test_secret_is_found_and_masked(line: str, secret: str, kind: str) -> None:
         assert secret[4:12] not in field
 
 
+PROVIDER_FORMATS = [
+    ("gl" + "pat-Xk3mQ9zR7vT2wL5nB8cD", "GitLab token"),
+    ("hf" + "_QwErTyUiOpAsDfGhJkLzXcVbNmQwErTyUi", "Hugging Face token"),
+    ("np" + "m_Ab3De6Gh9Jk2Mn5Pq8St1Vw4Yz7Bc0Ef3Gh6", "npm token"),
+    ("SG" + ".Xk3mQ9zR7vT2wL5nB8cD1a.Fh6Jp0Ws4Ey8Ru2Ti5Ol9Ka3Sd7Fg1Hj4Kl8Zx2Cv6B", "SendGrid"),
+]
+
+
+@pytest.mark.parametrize(("secret", "kind"), PROVIDER_FORMATS)
+def test_keys_in_the_formats_redact_knows_are_found(secret: str, kind: str) -> None:
+    (finding,) = findings(f"Log in first:\n\n    login --with {secret}\n", "secret")
+    assert (finding.line, finding.severity) == (3, "high")
+    assert kind in finding.message
+    assert secret[4:12] not in finding.message + finding.excerpt
+    assert findings(f"login --with {secret[:4]}{'x' * (len(secret) - 4)}", "secret") == []
+
+
 def test_private_key_block_is_found() -> None:
     (finding,) = findings(f"Key:\n{PEM}\n", "secret")
     assert (finding.line, finding.severity) == (2, "high")

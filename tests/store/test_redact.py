@@ -10,6 +10,7 @@ from store.ingest import redact as redact_module
 from store.ingest.redact import REDACTED, redact
 from store.skills import lint
 from store.skills.lint import secret_spans
+from store.synthetic_secrets import secret_samples
 
 # Fake credentials are glued together at runtime so secret scanners don't see whole keys.
 BODY = "Rk7Lz2Qm9Wx4Tn8Vb3Hc6Yp1Jd5Gf0Sa2Ue7Io"
@@ -150,3 +151,130 @@ def test_the_cheap_gate_lets_every_lint_secret_rule_through() -> None:
         assert rule.triggers
         for trigger in rule.triggers:
             assert any(gate in trigger for gate in redact_module._TRIGGERS), trigger
+
+
+# -- what the old rules missed (issue 10): each secret below reached the log in clear ----------
+
+AWS_SECRET_2 = "q8Zr3Vt+Lm2Wx9Kp/Yn4Bc7Ds1Fg6Hj0Qa5Ze8Rt"
+SLACK_BOT = "xo" + "xb-210000398475-5820193847261-Qw7Ez2Rt9Yu4Io1Pa6Sd3Fg8"
+SLACK_HOOK = "T04AB7XKQ/B05CD9ZLM/q8ZkL2mN9xW4vR7tY1uI3oP5"
+GITLAB = "gl" + "pat-Xk3mQ9zR7vT2wL5nB8cD"
+HUGGING_FACE = "hf" + "_QwErTyUiOpAsDfGhJkLzXcVbNmQwErTyUi"
+NPM = "np" + "m_Ab3De6Gh9Jk2Mn5Pq8St1Vw4Yz7Bc0Ef3Gh6"
+TWILIO = "SK" + "3f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c"
+SENDGRID = "SG" + ".Xk3mQ9zR7vT2wL5nB8cD1a.Fh6Jp0Ws4Ey8Ru2Ti5Ol9Ka3Sd7Fg1Hj4Kl8Zx2Cv6B"
+AZURE = "q8ZkL2mN9xW4vR7tY1uI3oP5aS6dF0gH2jK4lZ7xC9vB1nM3qW5eR8tY0uI2oP4aS6dF8gH0jK2lZ4xC6vB8n=="
+
+MISSED_BEFORE = [
+    (f"the key pair with secret {AWS_SECRET_2} was revoked", AWS_SECRET_2),
+    (f"secret: {AWS_SECRET_2}", AWS_SECRET_2),
+    (f"Secret:{AWS_SECRET_2}", AWS_SECRET_2),
+    (f'{{"value": "{SLACK_BOT}", "scope": "ci"}}', SLACK_BOT),
+    (f"curl -X POST https://hooks.slack.com/services/{SLACK_HOOK} -d @m.json", SLACK_HOOK),
+    (f"git push with {GITLAB} failed", GITLAB),
+    (f"login with {HUGGING_FACE}", HUGGING_FACE),
+    (f"//registry.npmjs.org/:_authToken={NPM}", NPM),
+    (f"client = Client('{TWILIO}', sid)", TWILIO),
+    (f"sg = SendGridAPIClient('{SENDGRID}')", SENDGRID),
+    (
+        "DefaultEndpointsProtocol=https;AccountName=stprod;"
+        f"AccountKey={AZURE};EndpointSuffix=core.windows.net",
+        AZURE,
+    ),
+    ("The staging password is Tr0ub4dor&3x until Monday.", "Tr0ub4dor&3x"),
+    ("password: Zq8#mWx2!vLp", "Zq8#mWx2!vLp"),
+    ("curl -u deploy:Hx7kq2Lm9 https://ci.example.org/api/jobs", "Hx7kq2Lm9"),
+    ("mysql -u root -pW9x!Lq2zTe shop", "W9x!Lq2zTe"),
+    ("docker login -u ci -p Qm4!zX8wLe registry.example.com", "Qm4!zX8wLe"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), MISSED_BEFORE)
+def test_formats_the_old_rules_missed_are_redacted(text: str, secret: str) -> None:
+    out = redact(text)
+    assert secret[4:] not in out, out
+    assert "[REDACTED" in out
+    assert redact(out) == out
+
+
+def test_a_marker_shows_a_kind_prefix_never_random_characters() -> None:
+    assert redact(f"secret: {AWS_SECRET_2}") == "secret: [REDACTED]"
+    assert redact(f"use {GITLAB}") == "use [REDACTED:glpa]"
+    assert redact(f"use {HUGGING_FACE}") == "use [REDACTED:hf_]"
+    assert redact(f"use {ANTHROPIC}") == "use [REDACTED:sk-a]"
+    assert redact("DB_PASSWORD=Zq8mWx2vLp7kQ3nR") == "DB_PASSWORD=[REDACTED]"
+
+
+# Text that looks secret-ish and is not: none of it may change.
+NOT_SECRETS = [
+    # hashes and ids
+    "commit 9fceb02d0ae598e95dc970b74767f19372d61af8\nAuthor: Dev <dev@example.org>",
+    "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  dist/app.tar.gz",
+    "sha256:4bcb2c4d1e5a3f6e7d8c9b0a1f2e3d4c5b6a7f8e9d0c1b2a3f4e5d6c7b8a9f0e",
+    '"integrity": "sha512-Xk3mQ9zR7vT2wL5nB8cD1aFh6Jp0Ws4Ey8Ru2Ti5Ol9Ka3Sd7Fg1Hj4Kl8Zx2Cv6B=="',
+    "request_id: 550e8400-e29b-41d4-a716-446655440000 took 34ms",
+    "idempotency_key=f47ac10b-58cc-4372-a567-0e02b2c3d479",
+    "cache key 3f2a9c0d4b5e6f7a8b9c0d1e2f3a4b5c for user 12",
+    "Fixed the token refresh in 9fceb02d0ae598e95dc970b74767f19372d61af8.",
+    "The key fingerprint is SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8.",
+    "public key: ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl",
+    # paths, identifiers, code
+    "/home/dev/.cache/pip/wheels/7a/3f/9c0d4b5e6f7a8b9c0d1e2f3a4b5c6d7e8f/token_utils.py",
+    "src/auth/refreshAccessTokenFromEnvironment.ts:42:7 - error TS2345",
+    "    password=hash_password(input['password']),",
+    "    auth_token=environment_key,",
+    "        key=lambda x: x[1],",
+    "  unique_key='payment_id',",
+    "const password: string = req.body.password;",
+    "password: Optional[str] = None",
+    "password: z.string().min(8)",
+    "token = get_token(session)  # refreshed hourly",
+    "self.secret_key = settings.SECRET_KEY",
+    '"max_tokens": 4096, "input_tokens": 1520, "output_tokens": 310',
+    "tokenizer = AutoTokenizer.from_pretrained('bert-base-uncased')",
+    "CACHE_KEY=users_by_email",
+    'TOKEN = re.compile(r"[a-z0-9]+")',
+    '    "mask_token": "[MASK]", "pad_token": "<pad>",',
+    "File NotificationServiceClient.notify.with_retry_and_backoff_policy, line 3",
+    "      Authorization: `Bearer ${getSessionToken()}`,",
+    "Command lines: `curl -u user:pw`, `mysql -pPW`, `docker login -p PW`.",
+    # prose
+    "Your password is incorrect. The password is required and must be 12 characters.",
+    "The secret manager rotates the token every hour; pass it as an environment variable.",
+    "Pass as `auth_token=` / `authToken` on the client.",
+    "tests/test_auth.py::test_token_expiry PASSED [ 50%]\n12 passed in 1.2s",
+    "the API key is stored in Vault under secret/data/payments",
+    "PWD=/home/dev/project\n$ pwd\n/home/dev/project",
+    # data
+    "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk"
+    "YPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+    '{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": '
+    '"iVBORw0KGgoAAAANSUhEUgAAAAgAAAAICAYAAADED76LAAAAJ0lEQVR4nGNgYGD4z8DAwMDAwMDAwMBAQA"}}',
+    "color: #3f2a9c; background: #ffffff; --accent: #0d1e2f;",
+    "ghp_... (required)",
+    "?key=….",
+]
+
+
+@pytest.mark.parametrize("text", NOT_SECRETS)
+def test_hashes_ids_paths_code_prose_and_data_are_left_alone(text: str) -> None:
+    assert redact(text) == text
+
+
+_SAMPLES = [s.text for s in secret_samples(per_format=1)]
+_PIECES = [
+    *_SAMPLES[::3],
+    *NOT_SECRETS[::2],
+    *(text for text, _ in MISSED_BEFORE),
+    "secret ", "password is ", "token: ", "api key ", "PGPASSWORD=", "curl -u a:", "-p",
+    "[REDACTED]", "[REDACTED:ghp_]", " ", "\n", "=", ":", "'", '"', "`",
+]  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES) | st.text(max_size=12), max_size=8))
+def test_redact_is_idempotent_on_secret_sounding_mixtures(parts: list[str]) -> None:
+    text = "".join(parts)
+    once = redact(text)
+    assert redact(once) == once
+    assert len(once) <= 2 * len(text) + 15
