@@ -12,6 +12,7 @@ from app import hook_main
 from app.cli import emit, open_library, say
 from store.errors import LibrarianError
 from store.hooks import read_stdin
+from store.models import NODE_STATUSES
 from store.paths import resolve_library_dir
 from store.process import own_module
 
@@ -36,15 +37,15 @@ def add_parsers(sub: Any, add: Any) -> None:
     session = add(sub, "session", "one session: summary and reasoning DAG", True)
     session.add_argument("session_id")
     nodes = add(sub, "nodes", "list reasoning nodes", True)
-    nodes.add_argument(
-        "--status", choices=["pending", "approved", "rejected", "merged", "forgotten"]
-    )
+    nodes.add_argument("--status", choices=list(NODE_STATUSES))
     nodes.add_argument("--type", dest="type_", metavar="TYPE")
     nodes.add_argument("--project")
     nodes.add_argument("--session")
     nodes.add_argument("--limit", type=int, default=None)
     review = add(sub, "review", "approve, reject, edit or re-scope nodes (audited)", True)
-    review.add_argument("action", choices=["approve", "reject", "edit", "scope", "undo"])
+    review.add_argument(
+        "action", choices=["approve", "reject", "edit", "scope", "unsuppress", "undo"]
+    )
     review.add_argument("ids", nargs="*", metavar="ID")
     review.add_argument("--reason", default="", help="why (reject)")
     review.add_argument("--summary", default="", help="the new summary (edit)")

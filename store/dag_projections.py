@@ -81,7 +81,8 @@ def _insert_node(
     conn.execute(
         "INSERT OR IGNORE INTO nodes(node_id, session_id, project, type, summary, evidence, file,"
         " line_start, line_end, confidence, scope, tier, strategy, status, developer, created_at,"
-        " updated_at, merged_into) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        " updated_at, merged_into, informativeness, suppressed_reason)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         (
             node["node_id"],
             node["session_id"],
@@ -101,6 +102,8 @@ def _insert_node(
             ts,
             ts,
             merged_into,
+            float(node.get("informativeness", 0.0)),
+            str(node.get("suppressed", "")),
         ),
     )
     conn.executemany(
@@ -111,7 +114,9 @@ def _insert_node(
 
 @handles("node.extracted")
 def _node_extracted(conn: sqlite3.Connection, event: Event) -> None:
-    _insert_node(conn, event.payload["node"], "pending", event.ts)
+    """A new node: pending, or suppressed when it did not pass the knowledge bar."""
+    node = event.payload["node"]
+    _insert_node(conn, node, "suppressed" if node.get("suppressed") else "pending", event.ts)
 
 
 @handles("node.merged")
@@ -126,7 +131,14 @@ def _node_merged(conn: sqlite3.Connection, event: Event) -> None:
         )
 
 
-@handles("node.approved", "node.rejected", "node.edited", "node.rescoped", "node.reopened")
+@handles(
+    "node.approved",
+    "node.rejected",
+    "node.edited",
+    "node.rescoped",
+    "node.reopened",
+    "node.unsuppressed",
+)
 def _node_decided(conn: sqlite3.Connection, event: Event) -> None:
     p = event.payload
     after = resolved(conn, p["after"])

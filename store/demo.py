@@ -19,29 +19,52 @@ DEMO_REVIEWER = ("Dana Reviewer", "dana@example.com")
 DEMO_COLLEAGUE = "Sam Maintainer <sam@example.com>"
 #: A later edit to this skill gives the demo a second version to show.
 PAYMENTS = "/home/dev/work/payments-api"
-#: Nodes the demo's colleague approved: the recurring lessons of the shipped sessions.
-RATIFIED = (
-    "String to replace not found",
-    "Re-reading the exact block",
-    "re-read the exact lines",
-    "idle in transaction",
-    "holds a pooled connection",
-    "recurring problem as the checkout pool exhaustion",
-    "Raising the pool",
-    "split it into short transactions",
-    "idle_in_transaction_session_timeout",
-    "The root cause was the lock queue",
-    "a `lock_timeout`, so the ALTER",
-    "`nextval()` is not transactional",
-    "rolled-back `nextval()` still consumed",
+#: The colleague's review of what the pipeline put in the queue. Nodes are found by a phrase of
+#: their summary and approved; a few summaries are edited into the reusable lesson (a
+#: reviewer's job: say it once, in words that hold beyond one session); lessons that hold
+#: beyond this repository are scoped TEAM. (phrase, edited summary or "", scope or "")
+REVIEW: tuple[tuple[str, str, str], ...] = (
+    (
+        "holds a pooled connection",
+        "`complete_checkout` held a pooled connection inside an open transaction across slow"
+        " HTTP calls, so the API connection pool ran dry.",
+        "TEAM",
+    ),
+    (
+        "pooled connections held across",
+        "`export_merchant` held a pooled connection inside an open transaction across slow S3"
+        " uploads, so the API connection pool ran dry.",
+        "TEAM",
+    ),
+    ("split it into short transactions", "", "TEAM"),
+    ("52 of the 60 API connections", "", "TEAM"),
+    (
+        "12 of the pod's 15 API connections",
+        "12 of the 15 API connections are idle in transaction: checked out, transaction open,"
+        " up to minutes old, with Postgres doing nothing for them.",
+        "TEAM",
+    ),
+    ("Raising the pool", "", "TEAM"),
+    ("needs ACCESS EXCLUSIVE", "", ""),
+    ("holds a transaction open for hours", "", ""),
+    ("autocommit_block", "", ""),
+    ("LockNotAvailable", "", ""),
+    ("is not rolled back with the test transaction", "", ""),
+    ("Sequences are not transactional", "", ""),
+    ("rolled-back `nextval()`", "", ""),
+)
+#: A hypothesis the session itself disproved, rejected with the reason.
+REJECTED = (
+    "slow to warm up",
+    "the probe timing was fine: readiness waited on `ledger-grpc` (commit a41d2e7)",
 )
 #: The agent that asked the librarian for help while working (logged retrievals).
 DEMO_AGENT = "claude-code (agent)"
 AGENT_QUESTIONS = (
-    (PAYMENTS, "Edit failed: String to replace not found in file"),
-    (PAYMENTS, "the Edit tool says the old string is not in the file"),
-    ("/home/dev/work/web-frontend", "Edit of a .tsx file failed, string to replace not found"),
     (PAYMENTS, "API requests time out waiting for a database connection from the pool"),
+    (PAYMENTS, "QueuePool limit reached: connections idle in transaction"),
+    ("/home/dev/work/web-frontend", "requests hang waiting for a pooled database connection"),
+    (PAYMENTS, "the connection pool runs dry while a job uploads files"),
 )
 EDITED_SKILL = "kubernetes-rollout"
 EDIT = """
@@ -95,34 +118,36 @@ def _ingest_sessions(library: Library, folder: Path) -> None:
     )
     library.ingest([folder])
     with library.acting_as(DEMO_COLLEAGUE):
-        solutions = library.nodes(status="pending", type_="SOLUTION", order="session")
-        if solutions:
-            library.review("approve", [n.node_id for n in solutions[:3]])
-        approved = [
-            n.node_id
-            for n in library.nodes(status="pending")
-            if any(phrase in n.summary for phrase in RATIFIED)
-        ]
-        if approved:
-            library.review("approve", approved)
-        loads = library.nodes(status="pending", type_="CONTEXT_LOAD", order="session")
-        if loads:
-            library.review(
-                "reject",
-                [loads[0].node_id],
-                reason="loading a skill is not a reasoning step worth keeping",
-            )
+        _review(library)
     _consolidate(library)
+
+
+def _review(library: Library) -> None:
+    """The colleague's decisions: approvals (some edited, some scoped TEAM), a rejection."""
+    pending = library.nodes(status="pending", order="session")
+    for phrase, edited, scope in REVIEW:
+        found = [n.node_id for n in pending if phrase in n.summary]
+        if not found:
+            continue
+        if edited:
+            library.review("edit", found[:1], summary=edited)
+        if scope:
+            library.review("scope", found, scope=scope)
+        library.review("approve", found)
+    phrase, reason = REJECTED
+    wrong = [n.node_id for n in pending if phrase in n.summary]
+    if wrong:
+        library.review("reject", wrong, reason=reason)
 
 
 def _consolidate(library: Library) -> None:
     """Patterns from the approved reasoning, an agent asking for help a few times (every
-    retrieval is logged), and the one pattern that now meets every graduation criterion
-    drafted into the review queue."""
+    retrieval is logged), and the patterns that now meet every graduation criterion (two
+    sessions for a TEAM lesson, retrieved, ratified) drafted into the review queue."""
     library.consolidate()
     with library.acting_as(DEMO_AGENT):
         for project, question in AGENT_QUESTIONS:
-            library.diagnose(question, project=project)
+            library.search_memory(question, project=project)
         library.pitfalls(project=PAYMENTS)
     library.graduate()
 
@@ -173,9 +198,9 @@ RETIREMENT = "rolled production back to a revision with the same broken config m
 REGRESSION = (
     "a rollback names --to-revision and checks that revision's config map checksum before undoing"
 )
-#: The graduated skill: the demo's colleague drafted this insight by hand, approved it, and
-#: added what to check first (its second version).
-GRADUATED_PATTERN = "holds a pooled connection"
+#: The graduated skill: the colleague approves the draft of the insight about pooled
+#: connections (it met the criteria on its own), then adds what to check first (version 2).
+GRADUATED_KIND = "insight"
 GRADUATED_EDIT = """
 ## Check first
 
@@ -195,7 +220,7 @@ def _govern(library: Library) -> None:
         run = library.start_run(RETIRED, RETIREMENT)
         for step in range(1, 8):
             library.run_step(run.run_id, step, successor=RETIRED_SUCCESSOR, regression=REGRESSION)
-        _graduate_by_hand(library, now)
+        _graduate_approved(library, now)
 
 
 def _record_outcomes(library: Library, now: datetime) -> None:
@@ -217,12 +242,15 @@ def _outcome(
     )
 
 
-def _graduate_by_hand(library: Library, now: datetime) -> None:
-    chosen = [p for p in library.patterns() if GRADUATED_PATTERN in p.title]
+def _graduate_approved(library: Library, now: datetime) -> None:
+    """The colleague approves the insight's draft (it met every criterion: no shortcut),
+    edits the skill, and promotes it after five clean runs. The pitfall's draft stays in the
+    review queue for the person trying the demo."""
+    drafts = library.drafts("pending")
+    chosen = [d for d in drafts if library.pattern(d.pattern_id).kind == GRADUATED_KIND]
     if not chosen:
         return
-    draft = library.draft(chosen[0].pattern_id, force=True)
-    approved = library.approve_draft(draft.draft_id)
+    approved = library.approve_draft(chosen[0].draft_id)
     if approved.path and Path(approved.path).is_file():  # a second version, for the diff
         path = Path(approved.path)
         path.write_text(path.read_text(encoding="utf-8") + GRADUATED_EDIT, encoding="utf-8")

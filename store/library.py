@@ -929,10 +929,10 @@ class Library:
 
         return graduate(self, dry_run=dry_run)
 
-    def draft(self, pattern_id: str, *, force: bool = False) -> Draft:
+    def draft(self, pattern_id: str) -> Draft:
         from store.patterns.graduate import create_draft
 
-        return create_draft(self, pattern_id, force=force)
+        return create_draft(self, pattern_id)
 
     def drafts(self, status: str | None = None) -> list[Draft]:
         from store.patterns.graduate import drafts

@@ -441,6 +441,12 @@ MIGRATIONS: tuple[str, ...] = (
             OR NOT EXISTS (SELECT 1 FROM redactions r WHERE r.seq = OLD.seq AND r.hash = OLD.hash)
         BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
     """,
+    # 10: the knowledge bar (store/ingest/bar.py): how informative a node's summary is, and
+    # why a candidate below the bar is kept out of the queue (status 'suppressed')
+    """
+    ALTER TABLE nodes ADD COLUMN informativeness REAL NOT NULL DEFAULT 0;
+    ALTER TABLE nodes ADD COLUMN suppressed_reason TEXT NOT NULL DEFAULT '';
+    """,
 )
 
 #: Tables rebuilt by replaying events; `verify` compares them with a scratch replay.

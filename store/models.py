@@ -187,7 +187,14 @@ NODE_TYPES: tuple[str, ...] = (
     "CONTEXT_LOAD",
 )
 EDGE_TYPES: tuple[str, ...] = ("informed", "triggered_pivot", "resolved")
-NODE_STATUSES: tuple[str, ...] = ("pending", "approved", "rejected", "merged", "forgotten")
+NODE_STATUSES: tuple[str, ...] = (
+    "pending",
+    "approved",
+    "rejected",
+    "merged",
+    "forgotten",
+    "suppressed",
+)
 #: What a projection (and so every screen) shows in place of text `forget` erased.
 ERASED = "[erased]"
 SCOPES: tuple[str, ...] = ("PROJECT", "TEAM")
@@ -269,7 +276,11 @@ class ExtractedNode:
     line_end: int
     confidence: float
     tier: str  # "warm" | "cold"
-    strategy: str  # e.g. "keywords", "error_resolution", "conclusion", "llm"
+    strategy: str  # e.g. "episode", "keywords", "conclusion", "correction", "llm"
+    #: How much a teammate learns from the summary (0..1, `store.ingest.bar`).
+    informativeness: float = 0.0
+    #: Why the node is kept out of the pending queue ("" when it passes the bar).
+    suppressed: str = ""
 
 
 @dataclass(frozen=True)
@@ -304,6 +315,10 @@ class Node:
     merged_into: str = ""
     retrieval_count: int = 0
     last_retrieved_at: str = ""
+    #: How much a teammate learns from the summary (0..1, `store.ingest.bar`).
+    informativeness: float = 0.0
+    #: Why the knowledge bar kept it out of the queue ("" when it passed).
+    suppressed_reason: str = ""
 
 
 @dataclass(frozen=True)

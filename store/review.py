@@ -28,11 +28,13 @@ ACTIONS = {
     "edit": "node.edited",
     "scope": "node.rescoped",
     "reopen": "node.reopened",
+    "unsuppress": "node.unsuppressed",
 }
-_NODE_COLUMNS = (
+#: The `nodes` columns a `Node` is made of, in its field order.
+NODE_COLUMNS = (
     "node_id, session_id, project, type, summary, evidence, file, line_start, line_end,"
     " confidence, scope, tier, status, developer, created_at, decided_at, decided_by, reason,"
-    " merged_into, retrieval_count, last_retrieved_at"
+    " merged_into, retrieval_count, last_retrieved_at, informativeness, suppressed_reason"
 )
 
 
@@ -78,7 +80,7 @@ def list_nodes(
         cursor = conn.cursor()
         cursor.row_factory = None
         rows = cursor.execute(
-            f"SELECT {_NODE_COLUMNS} FROM nodes{where} ORDER BY"
+            f"SELECT {NODE_COLUMNS} FROM nodes{where} ORDER BY"
             f" {ORDERS.get(order, ORDERS['oldest'])}{page}",
             params,
         ).fetchall()
@@ -107,9 +109,7 @@ def get_node(db: Database, node_id: str) -> Node | None:
 def _node(conn: sqlite3.Connection, node_id: str) -> Node | None:
     cursor = conn.cursor()
     cursor.row_factory = None
-    row = cursor.execute(
-        f"SELECT {_NODE_COLUMNS} FROM nodes WHERE node_id=?", (node_id,)
-    ).fetchone()
+    row = cursor.execute(f"SELECT {NODE_COLUMNS} FROM nodes WHERE node_id=?", (node_id,)).fetchone()
     return Node(*row) if row else None
 
 
@@ -204,6 +204,10 @@ def _change(node: Node, action: str, reason: str, summary: str, scope: str) -> d
         if not text:
             raise ReviewError("edit needs a non-empty summary")
         return {"summary": text[:500]}
+    if action == "unsuppress":
+        if node.status != "suppressed":
+            raise ReviewError(f"node {node.node_id} is {node.status}, not suppressed")
+        return {"status": "pending"}
     if action == "scope":
         target = scope.upper() or ("TEAM" if node.scope == "PROJECT" else "PROJECT")
         if target not in SCOPES:
@@ -223,7 +227,7 @@ def decide(
 ) -> list[Node]:
     """Apply one decision to several nodes, all or nothing; returns the updated nodes."""
     if action not in ACTIONS or action == "reopen":
-        raise ReviewError(f"unknown action {action!r} (approve, reject, edit, scope)")
+        raise ReviewError(f"unknown action {action!r} (approve, reject, edit, scope, unsuppress)")
     with library.db.write() as conn:
         batch = f"b{_next_seq(conn)}"  # one id for the whole multi-selection: undo reverts it
         for node_id in dict.fromkeys(node_ids):

@@ -7,7 +7,8 @@ user interrupted. They never become dead ends or pitfalls (what the agent *did* 
 still be knowledge). This is the one place that list lives; each entry has a test with a
 real-shaped error text (tests/store/test_harness.py).
 
-Matched on the error's text with the `<tool_use_error>` tags removed, case-insensitively.
+Matched on the start of the error's text, `<tool_use_error>` tags removed, lowercased (the
+patterns are written in lowercase).
 """
 
 from __future__ import annotations
@@ -98,20 +99,20 @@ HARNESS_ERRORS: tuple[HarnessError, ...] = (
 )
 
 _TAGS = re.compile(r"</?tool_use_error>")
-_COMPILED = tuple(
-    (entry, re.compile(entry.pattern, re.IGNORECASE | re.DOTALL)) for entry in HARNESS_ERRORS
+_BY_NAME = {entry.name: entry for entry in HARNESS_ERRORS}
+#: One scan for every entry: named alternatives, the first that matches names the error.
+_ANY = re.compile(
+    "|".join(f"(?P<{entry.name}>{entry.pattern})" for entry in HARNESS_ERRORS), re.DOTALL
 )
 #: Only the start of an error is looked at: harness errors are short, project output is not.
-_HEAD = 2000
+_HEAD = 1000
 
 
 def harness_error(text: str) -> HarnessError | None:
     """The harness error `text` is, if it is one."""
-    head = _TAGS.sub("", text[:_HEAD])
-    for entry, pattern in _COMPILED:
-        if pattern.search(head):
-            return entry
-    return None
+    head = _TAGS.sub("", text[:_HEAD]).lower()  # the patterns are lowercase: no IGNORECASE
+    found = _ANY.search(head)
+    return _BY_NAME[found.lastgroup] if found and found.lastgroup else None
 
 
 def is_harness_error(text: str) -> bool:

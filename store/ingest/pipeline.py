@@ -357,6 +357,8 @@ def _candidate(library: Library, parsed: ParsedSession, node: ExtractedNode) -> 
         "developer": library.actor,
         "key": node.key,
         "edges_in": [],
+        "informativeness": round(float(node.informativeness), 3),
+        "suppressed": node.suppressed,
     }
 
 
@@ -501,12 +503,16 @@ def _dedup(
     library: Library, project: str, fresh: list[dict[str, Any]]
 ) -> tuple[list[tuple[dict[str, Any], str, str]], str]:
     """(candidate, merged into (or ""), stored node it replaces (or "")) in insertion order.
+    Duplicates are nodes of the same type whose texts are within the cosine threshold.
 
     The higher confidence wins. A stored node that a reviewer already decided always wins:
-    a new, pending duplicate never overrides a human decision.
+    a new, pending duplicate never overrides a human decision. Candidates below the
+    knowledge bar are stored as they are (suppressed), never embedded nor merged.
     """
+    kept_out = [c for c in fresh if c.get("suppressed")]  # below the bar: stored as they are
+    fresh = [c for c in fresh if not c.get("suppressed")]
     if not fresh:
-        return [], ""
+        return [(c, "", "") for c in kept_out], ""
     with library.db.read() as conn:
         stored = conn.execute(
             "SELECT node_id, type, summary, confidence, status FROM nodes WHERE project=?"
@@ -520,14 +526,21 @@ def _dedup(
             + [node_text(c["type"], c["summary"]) for c in fresh],
         )
     except EmbeddingError as exc:
-        return [(c, "", "") for c in fresh], f"dedup skipped: {exc}"
-    pool = [(r[0], float(r[3]), r[4] != "pending") for r in stored]  # id, confidence, decided
-    pool_vectors = list(vectors[: len(stored)])
+        return [(c, "", "") for c in fresh + kept_out], f"dedup skipped: {exc}"
+    # Per type: a solution and the dead end it resolved name the same command, and are two
+    # different lessons. Entries: id, confidence, decided.
+    pools: dict[str, list[tuple[str, float, bool]]] = {}
+    pool_vectors: dict[str, list[np.ndarray[Any, Any]]] = {}
+    for row, vector in zip(stored, vectors[: len(stored)], strict=True):
+        pools.setdefault(row[1], []).append((row[0], float(row[3]), row[4] != "pending"))
+        pool_vectors.setdefault(row[1], []).append(vector)
     decisions: dict[str, tuple[str, str]] = {}
     order = sorted(range(len(fresh)), key=lambda i: (-fresh[i]["confidence"], fresh[i]["key"]))
     for i in order:
         candidate, vector = fresh[i], vectors[len(stored) + i]
-        match = _best_match(vector, pool_vectors)
+        pool = pools.setdefault(candidate["type"], [])
+        near = pool_vectors.setdefault(candidate["type"], [])
+        match = _best_match(vector, near)
         into = replaces = ""
         if match is not None:
             other_id, other_conf, decided = pool[match]
@@ -536,12 +549,13 @@ def _dedup(
             else:
                 replaces = other_id
                 pool[match] = (candidate["node_id"], candidate["confidence"], False)
-                pool_vectors[match] = vector
+                near[match] = vector
         if not into and not replaces:
             pool.append((candidate["node_id"], candidate["confidence"], False))
-            pool_vectors.append(vector)
+            near.append(vector)
         decisions[candidate["node_id"]] = (into, replaces)
-    ordered = sorted(fresh, key=lambda c: (c["file"], c["line_start"], c["key"]))
+    decisions.update({c["node_id"]: ("", "") for c in kept_out})
+    ordered = sorted(fresh + kept_out, key=lambda c: (c["file"], c["line_start"], c["key"]))
     return [(c, *decisions[c["node_id"]]) for c in ordered], ""
 
 

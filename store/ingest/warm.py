@@ -1,34 +1,37 @@
-"""Warm tier (DESIGN §6): fast, offline heuristics that propose reasoning nodes for a session.
+"""Warm tier (DESIGN §6): fast, offline rules that propose reasoning nodes for a session, and
+the knowledge bar that decides which of them a reviewer sees.
 
-Three strategies, each run on its own so that one failing never stops the others:
+Strategies, each run on its own so that one failing never stops the others:
 
-- `keywords`: phrases per node type (`KEYWORDS`, all types found in one pass of a
-  precompiled regex) in the agent's own text; confidence `0.35 + 0.1·k` for k distinct
-  phrases of that type in the message, capped at 0.70.
-- `error_resolution`: a failed tool result followed, within 8 messages of the same stream, by
-  a successful result of the same tool on the same target (same command, same file) or by an
-  assistant message with SOLUTION phrases: DEAD_END + SOLUTION at 0.60, joined by `resolved`.
-- `conclusion`: "I found that…", "the issue was…", "it turns out…" at 0.65; SOLUTION when the
-  sentence states a fix, else DISCOVERY.
+- `episode` (`store.ingest.episodes`): dead ends and solutions from the tool structure — a
+  failing action, the attempts on the same target, the one that then worked and what changed
+  in between — at 0.60, joined by `resolved`. Agent-harness errors and routine commands are
+  kept as suppressed candidates.
+- `keywords`, `conclusion`, `correction`, context loads (`store.ingest.statements`): from
+  what the agent and the user said; the summary is the finding near the trigger.
 
-Nodes of one type on overlapping lines of one file are corroboration: one node is kept, the
-higher confidence, plus 0.05 (capped at 0.75) when two different strategies agree. Edges go
-forward within a stream: `informed` HYPOTHESIS → next INVESTIGATION and `triggered_pivot`
-DEAD_END → next PIVOT (both within 8 messages), `resolved` from the pairing.
+Then the bar (`store.ingest.bar`) and a few rules about the session's structure:
 
-What is read, and why:
+- a PIVOT the agent announces needs a failure or a user correction before it (within 8
+  messages of its stream): otherwise it is a change of plan, not a pivot;
+- a HYPOTHESIS that a later finding of the session settles (they name the same things) is
+  not kept; a SOLUTION the agent claims is not kept when the user's next message says it
+  still fails;
+- a DISCOVERY whose entities appear in the tool output just before it is confirmed (+0.05);
+- novelty: a summary that mostly repeats an earlier one of the session does not pass.
 
-- Streams: messages are grouped by file and agent (a subagent file, or inline sidechain
-  records of old sessions); windows and edges never cross streams. Positions count only the
-  messages kept below.
-- Compaction summaries, `summary`/`system` records and compaction agents
-  (`agent-acompact-*`) are skipped entirely: they retell reasoning already in the file, so
-  mining them would duplicate nodes at the wrong lines.
-- The six reasoning types come from assistant text only. User prompts state wishes ("make the
-  tests pass"), tool output is data (a README saying "maybe"), meta messages are injected
-  instructions (skill bodies): none of them is the agent reasoning.
-- CONTEXT_LOAD also reads the first line of skill bodies ("Base directory for this skill:")
-  and "Launching skill:" tool results.
+Candidates that fail are kept with `suppressed` = the reason (stored, never in the queue).
+Nodes of one type on overlapping lines of one file are corroboration: one node is kept (one
+that passes the bar first, then the higher confidence), plus 0.05 (capped at 0.75) when two
+strategies agree. Edges go forward within a stream: `informed` HYPOTHESIS → next
+INVESTIGATION and `triggered_pivot` DEAD_END → next PIVOT (both within 8 messages),
+`resolved` from the episodes.
+
+What is read: messages are grouped into streams by file and agent (a subagent file, or
+inline sidechain records of old sessions); windows and edges never cross streams.
+Compaction summaries, `summary`/`system` records and compaction agents are skipped: they
+retell reasoning already in the file. Reasoning types come from assistant text only; tool
+output is data, meta messages are injected instructions.
 
 Evidence is verbatim (before redaction, which the caller applies when storing); summaries
 are built from redacted, tag-free, one-line text.
@@ -36,189 +39,57 @@ are built from redacted, tag-free, one-line text.
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, NamedTuple
 
-from store.ingest.redact import redact
-from store.models import (
-    NODE_TYPES,
-    ExtractedEdge,
-    ExtractedNode,
-    ParsedSession,
-    ToolResult,
-    ToolUse,
-    TranscriptMessage,
-)
-from store.text import one_line
+from store.ingest import bar, episodes, statements
+from store.ingest.candidates import Candidate
+from store.models import NODE_TYPES, ExtractedEdge, ExtractedNode, ParsedSession, TranscriptMessage
 
-#: Phrases per node type (each in one type only), matched case-insensitively on word
-#: boundaries, any run of whitespace between words, `'` also matching `’`. A phrase right after
-#: "not", "n't", "no" or "never" does not count ("not fixed", "no solution").
-KEYWORDS: dict[str, tuple[str, ...]] = {
-    "HYPOTHESIS": (
-        "i think", "maybe", "might be", "could be", "may be", "my guess", "i guess",
-        "hypothesis", "suspect", "perhaps", "possibly", "probably", "i wonder", "i believe",
-        "it seems", "seems like", "my theory", "presumably",
-    ),
-    "INVESTIGATION": (
-        "let me check", "let me look", "let me see", "let me examine", "let me inspect",
-        "let me search", "let me read", "let me verify", "let me explore", "let me investigate",
-        "look into", "looking at", "looking into", "checking", "investigating", "searching for",
-        "reading", "grep", "inspecting", "examining", "digging into", "tracing",
-    ),
-    "DISCOVERY": (
-        "found", "turns out", "notice that", "i notice", "noticed", "discovered", "i see",
-        "interesting", "root cause", "the culprit", "reveals", "shows that", "confirms",
-        "confirmed", "realize", "realized", "the reason",
-    ),
-    "PIVOT": (
-        "instead", "different approach", "another approach", "alternative approach",
-        "alternatively", "let's try", "let me try", "try a different", "switch to",
-        "switching to", "fall back", "falling back", "workaround", "rather than",
-        "another way", "a different way", "go back to", "revert",
-    ),
-    "DEAD_END": (
-        "doesn't work", "didn't work", "does not work", "did not work", "not working",
-        "won't work", "still failing", "still fails", "still broken", "still getting",
-        "still seeing", "no luck", "same error", "dead end", "didn't help", "did not help",
-        "doesn't help", "no effect", "failed again", "not the issue", "not the problem",
-        "that wasn't it", "gave up",
-    ),
-    "SOLUTION": (
-        "fixed", "the fix", "works now", "now works", "working now", "resolved", "solved",
-        "solution", "tests pass", "tests passed", "tests now pass", "passing now",
-        "now passes", "that did it", "that worked", "this worked", "succeeded",
-    ),
-    "CONTEXT_LOAD": (
-        "base directory for this skill:", "launching skill:", "claude.md", "agents.md",
-        "skill.md", "read the readme", "reading the readme", "check the readme",
-        "read the docs", "reading the docs", "check the docs", "the docs say",
-        "read the documentation", "reading the documentation", "check the documentation",
-        "the documentation says", "according to the", "per the docs", "project instructions",
-        "project conventions", "load the skill", "loaded the skill", "loading the skill",
-        "using the skill",
-    ),
-}  # fmt: skip
+# Re-exported: the phrase lists are part of the warm tier's documented rules.
+KEYWORDS = statements.KEYWORDS
+CONCLUSIONS = statements.CONCLUSIONS
+FIX_WORDS = statements.FIX_WORDS
 
-#: Openings of an explicit conclusion (strategy `conclusion`).
-CONCLUSIONS: tuple[str, ...] = (
-    "i found that", "i've found that", "i have found that", "i discovered that",
-    "i realized that", "it turns out", "turns out that", "the issue was", "the issue is",
-    "the problem was", "the problem is", "the root cause is", "the root cause was",
-    "root cause:", "the culprit is", "the culprit was", "the bug was", "the bug is",
-    "the reason is", "the reason was", "the fix is", "the fix was", "the solution is",
-    "the solution was",
-)  # fmt: skip
-#: A conclusion sentence with one of these states a fix: SOLUTION, not DISCOVERY.
-FIX_WORDS: tuple[str, ...] = (
-    "fix", "fixed", "fixes", "fixing", "resolve", "resolved", "resolves", "solved",
-    "solution", "works now", "now works", "tests pass", "tests now pass", "passing now",
-)  # fmt: skip
-
-_LABELS = {
-    "HYPOTHESIS": "Hypothesis",
-    "INVESTIGATION": "Investigation",
-    "DISCOVERY": "Discovery",
-    "PIVOT": "Pivot",
-    "DEAD_END": "Dead end",
-    "SOLUTION": "Solution",
-    "CONTEXT_LOAD": "Context",
-}
 _TYPE_ORDER = {name: i for i, name in enumerate(NODE_TYPES)}
-_STRATEGY_RANK = {"conclusion": 0, "error_resolution": 1, "keywords": 2}  # ties: specific first
-
-_WINDOW = 8  # messages: error → resolution, and HYPOTHESIS/DEAD_END → what follows
-_PAIRED = 0.60
-_CONCLUDED = 0.65
-_KEYWORD_CAP = 0.70
+_STRATEGY_RANK = {"episode": 0, "correction": 1, "conclusion": 2, "keywords": 3}
+_WINDOW = 8  # messages: HYPOTHESIS/DEAD_END → what follows; failure → pivot
 _BONUS, _CORROBORATED_CAP = 0.05, 0.75
-_EVIDENCE_CHARS = 400
-_SUMMARY_CHARS = 200
-_SKILL_BASE = "Base directory for this skill:"
-_LAUNCHING = "Launching skill:"
+_STILL_FAILS = re.compile(
+    r"\b(?:still (?:fails?|failing|broken|not|doesn'?t|does not|getting|seeing|the same)"
+    r"|(?:doesn'?t|does not|didn'?t|did not|isn'?t|is not) (?:work|fix|help)|same (?:error|problem)"
+    r"|not (?:fixed|working)|nope)\b",
+    re.IGNORECASE,
+)
 
+#: What a change of approach says it did or does.
+_PIVOT_ACT = re.compile(
+    r"\b(?:switch(?:ed|ing)? (?:to|from)|mov(?:ed|ing) (?:to|away)|f[ae]ll(?:ing)? back"
+    r"|went back|go(?:ing)? back|revert(?:ed|ing)?|replac(?:ed|ing)|chang(?:ed|ing) (?:the )?"
+    r"approach|(?:i|we) (?:now )?use[sd]?|gave up on|dropp(?:ed|ing)|abandon(?:ed|ing))\b",
+    re.IGNORECASE,
+)
+#: What a stated fix says it changed.
+_CHANGE = re.compile(
+    r"\b(?:fix(?:ed|es)? (?:by|with|it|the|was|is)|the fix|by (?:\w+ing)|chang(?:ed|ing|e)"
+    r"|set(?:ting)?|add(?:ed|ing)|remov(?:ed|ing)|replac(?:ed|ing)|pinn(?:ed|ing)|pin"
+    r"|upgrad(?:ed|ing)|downgrad(?:ed|ing)|renam(?:ed|ing)|mov(?:ed|ing)|switch(?:ed|ing)"
+    r"|instead|rotat(?:ed|ing)|delet(?:ed|ing)|restor(?:ed|ing)|revert(?:ed|ing)|split"
+    r"|wrap(?:ped|ping)|increas(?:ed|ing)|decreas(?:ed|ing)|disabl(?:ed|ing)|enabl(?:ed|ing)"
+    r"|install(?:ed|ing)|updat(?:ed|ing)|us(?:e|ed|ing) )",
+    re.IGNORECASE,
+)
+#: What a document says to do.
+_RULE = re.compile(
+    r"\b(?:says?|according to|per the|requires?|must|should|never|always|forbids?|prefers?)\b",
+    re.IGNORECASE,
+)
 #: The `(follower, edge)` each node type links to when a follower comes next.
 _FOLLOWED_BY = {
     "HYPOTHESIS": ("INVESTIGATION", "informed"),
     "DEAD_END": ("PIVOT", "triggered_pivot"),
 }
-
-
-class _Hit(NamedTuple):
-    phrase: str  # as listed, whatever the case, spacing or apostrophe in the text
-    start: int
-    end: int
-
-
-class _Phrases:
-    """A phrase list as one precompiled regex shaped like a trie.
-
-    Python's regex engine tries every alternative at every position, so seven flat
-    alternations (one per node type) run at ~3 MB/s; one trie over all phrases, anchored on
-    the non-word character before a phrase, runs at ~30 MB/s. Matching is done on
-    `" " + lowercased text`, so offsets in that string are text offsets + 1.
-    """
-
-    def __init__(self, phrases: Iterable[str]) -> None:
-        self.listed = frozenset(phrases)
-        self.pattern = re.compile(r"\W" + _trie(self.listed))
-
-    def hits(self, padded: str, start: int = 0, end: int | None = None) -> list[_Hit]:
-        """Phrases in text[start:end] that are not negated, in text order."""
-        stop = len(padded) if end is None else end + 1
-        found: list[_Hit] = []
-        for m in self.pattern.finditer(padded, start, stop):
-            at = m.start()  # the non-word character before the phrase: text offset of it + 1
-            if padded[max(0, at - 5) : at + 1].endswith(_NEGATIONS):
-                continue
-            phrase = padded[at + 1 : m.end()]
-            if phrase not in self.listed:  # odd spacing or a curly apostrophe
-                phrase = " ".join(phrase.split()).replace("’", "'")
-            found.append(_Hit(phrase, at, m.end() - 1))
-        return found
-
-
-def _trie(phrases: Iterable[str]) -> str:
-    root: dict[str, Any] = {}
-    for phrase in phrases:
-        node = root
-        for char in phrase:
-            node = node.setdefault(char, {})
-        node[""] = {}  # a phrase ends here
-    return _trie_node(root, "")
-
-
-def _trie_node(node: dict[str, Any], last: str) -> str:
-    # Longer phrases first; a phrase ending in a letter must end a word.
-    alternatives = [_trie_char(c) + _trie_node(child, c) for c, child in sorted(node.items()) if c]
-    if "" in node:
-        alternatives.append(r"(?!\w)" if last.isalnum() else "")
-    return alternatives[0] if len(alternatives) == 1 else f"(?:{'|'.join(alternatives)})"
-
-
-def _trie_char(char: str) -> str:
-    return {" ": r"\s+", "'": "['’]"}.get(char) or re.escape(char)
-
-
-def _padded(text: str) -> str:
-    """What `_Phrases` match: lowercased with offsets kept, after one leading space."""
-    low = text.lower()
-    # A few characters (İ) lowercase to two; offsets into `text` must stay valid.
-    return " " + (low if len(low) == len(text) else text.translate(_ASCII_LOWER))
-
-
-_ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
-_NEGATIONS = ("not ", "n't ", "n’t ", "no ", "never ")
-_PHRASE_TYPE = {phrase: name for name, phrases in KEYWORDS.items() for phrase in phrases}
-_KEYWORD = _Phrases(_PHRASE_TYPE)
-_CONCLUSION = _Phrases(CONCLUSIONS)
-_FIX = _Phrases(FIX_WORDS)
-
-
-# --------------------------------------------------------------------------- result
 
 
 @dataclass(frozen=True)
@@ -230,56 +101,49 @@ class WarmResult:
     problems: tuple[str, ...]  # "strategy <name> failed: <error>"
 
 
-@dataclass(frozen=True, eq=False, slots=True)
-class _Found:
-    """A node proposed by one strategy, still tied to its message and stream position."""
-
-    strategy: str
-    type: str
-    message: TranscriptMessage
-    stream: int
-    pos: int  # position in the stream
-    anchor: int  # offset of the trigger in its text: orders nodes within one message
-    evidence: str
-    confidence: float
-    summary: str = ""  # "" = from the evidence, made only for nodes that survive corroboration
-
-    @property
-    def key(self) -> str:
-        m = self.message
-        return f"warm:{self.strategy}:{m.file}:{m.line_start}-{m.line_end}:{self.type}"
-
-
-@dataclass
-class _Outcome:
-    found: list[_Found] = field(default_factory=list)
-    resolved: list[tuple[_Found, _Found]] = field(default_factory=list)  # DEAD_END, SOLUTION
-
-
 @dataclass
 class _Context:
-    """The session cut into streams, with tool calls looked up by id."""
+    """The session cut into streams."""
 
     streams: tuple[tuple[TranscriptMessage, ...], ...]
-    tools: dict[str, ToolUse]
-    _signatures: dict[str, tuple[str, str]] = field(default_factory=dict)
+    found: list[Candidate] = field(default_factory=list)
+    resolved: list[tuple[Candidate, Candidate]] = field(default_factory=list)
 
     def walk(self) -> Iterator[tuple[int, int, TranscriptMessage]]:
         for stream, messages in enumerate(self.streams):
             for pos, message in enumerate(messages):
                 yield stream, pos, message
 
-    def signature(self, tool_use_id: str) -> tuple[str, str] | None:
-        """(tool name, target) of a call: what "the same tool" means for a resolution."""
-        tool = self.tools.get(tool_use_id)
-        if tool is None:
-            return None
-        if tool_use_id not in self._signatures:
-            self._signatures[tool_use_id] = (tool.name, _target_of(tool))
-        return self._signatures[tool_use_id]
+
+def _episodes(context: _Context) -> None:
+    found, pairs = episodes.candidates(episodes.actions(context.streams))
+    context.found += found
+    context.resolved += pairs
 
 
-_Strategy = Callable[[_Context], _Outcome]
+def _keywords(context: _Context) -> None:
+    context.found += statements.keywords(context.walk())
+
+
+def _conclusions(context: _Context) -> None:
+    context.found += statements.conclusions(context.walk())
+
+
+def _corrections(context: _Context) -> None:
+    context.found += statements.corrections(context.streams)
+
+
+def _context_loads(context: _Context) -> None:
+    context.found += statements.context_loads(context.walk())
+
+
+_STRATEGIES: tuple[tuple[str, Callable[[_Context], None]], ...] = (
+    ("episode", _episodes),
+    ("keywords", _keywords),
+    ("conclusion", _conclusions),
+    ("correction", _corrections),
+    ("context", _context_loads),
+)
 
 
 # --------------------------------------------------------------------------- public
@@ -288,21 +152,31 @@ _Strategy = Callable[[_Context], _Outcome]
 def extract_warm(session: ParsedSession) -> WarmResult:
     """Warm-tier nodes and edges for `session`; deterministic (same input, same keys, order)."""
     context = _context(session.messages)
-    outcomes: list[_Outcome] = []
     problems: list[str] = []
     for name, strategy in _STRATEGIES:
+        before = (len(context.found), len(context.resolved))
         try:
-            outcomes.append(strategy(context))
+            strategy(context)
         except Exception as exc:  # a heuristic bug must not cost the other strategies
+            del context.found[before[0] :], context.resolved[before[1] :]
             problems.append(f"strategy {name} failed: {type(exc).__name__}: {exc}")
-    kept, owner = _corroborate([f for outcome in outcomes for f in outcome.found])
-    pairs = [(owner[d], owner[s]) for outcome in outcomes for d, s in outcome.resolved]
-    edges = [ExtractedEdge(d.key, s.key, "resolved") for d, s in pairs]
+    try:
+        judged = _judge(context)
+    except Exception as exc:
+        problems.append(f"strategy bar failed: {type(exc).__name__}: {exc}")
+        judged = {id(c): c for c in context.found}
+    kept, owner = _corroborate(list(judged.values()))
+    pairs = [
+        (owner[id(judged[id(d)])], owner[id(judged[id(s)])])
+        for d, s in context.resolved
+        if id(d) in judged and id(s) in judged
+    ]
+    edges = [ExtractedEdge(d.key, s.key, "resolved") for d, s in pairs if d is not s]
     try:
         edges += _sequence_edges(kept)
     except Exception as exc:
         problems.append(f"strategy edges failed: {type(exc).__name__}: {exc}")
-    return WarmResult(tuple(_node(f) for f in kept), _ordered_edges(edges, kept), tuple(problems))
+    return WarmResult(tuple(_node(c) for c in kept), _ordered_edges(edges, kept), tuple(problems))
 
 
 # --------------------------------------------------------------------------- context
@@ -310,13 +184,10 @@ def extract_warm(session: ParsedSession) -> WarmResult:
 
 def _context(messages: Sequence[TranscriptMessage]) -> _Context:
     streams: dict[tuple[str, str], list[TranscriptMessage]] = {}
-    tools: dict[str, ToolUse] = {}
     for message in messages:
-        for tool in message.tool_uses:
-            tools[tool.id] = tool
         if not _skipped(message):
             streams.setdefault(_stream_key(message), []).append(message)
-    return _Context(tuple(map(tuple, streams.values())), tools)
+    return _Context(tuple(map(tuple, streams.values())))
 
 
 def _skipped(m: TranscriptMessage) -> bool:
@@ -334,489 +205,245 @@ def _stream_key(m: TranscriptMessage) -> tuple[str, str]:
     return m.file, m.agent_id or ("sidechain" if m.is_sidechain else "")
 
 
-def _is_reasoning(m: TranscriptMessage) -> bool:
-    return m.role == "assistant" and not m.is_meta and bool(m.text)
+# --------------------------------------------------------------------------- the bar
 
 
-def _is_skill_body(m: TranscriptMessage) -> bool:
-    return m.role == "user" and m.text.lstrip().startswith(_SKILL_BASE)
+def _judge(context: _Context) -> dict[int, Candidate]:
+    """Every candidate with its informativeness and, when it fails, why; keyed by the id of
+    the candidate as a strategy made it (pairs refer to those)."""
+    ordered = sorted(context.found, key=_order)
+    turns = _turning_points(ordered)
+    twins = _twins([_restructured(c, turns) for c in ordered], ordered)
+    out: dict[int, Candidate] = {}
+    seen_words: set[str] = set()  # in the summaries that passed, messages before this one
+    this_message: set[str] = set()
+    message = -1
+    for found in ordered:
+        if found.message.index != message:
+            seen_words |= this_message
+            this_message, message = set(), found.message.index
+        c = _restructured(found, turns)
+        if id(found) in twins:
+            c = replace(c, routine=twins[id(found)])
+        words = bar.content_words(c.summary)
+        # Episodes name their command again by design (a solution repeats its dead end's).
+        fresh = 1.0 if c.strategy == "episode" else bar.novelty(words, seen_words)
+        confirmed = c.type == "DISCOVERY" and _confirmed(c, context)
+        verdict = bar.judge(c.summary, routine=c.routine, novelty=fresh, confirmed=confirmed)
+        confidence = c.confidence
+        if confirmed and verdict.passes:
+            confidence = round(min(confidence + _BONUS, _CORROBORATED_CAP), 2)
+        out[id(found)] = replace(
+            c,
+            informativeness=verdict.informativeness,
+            suppressed=verdict.reason,
+            confidence=confidence,
+        )
+        if verdict.passes:
+            this_message.update(words)
+    return _revise(out, context)
 
 
-# --------------------------------------------------------------------------- strategy: keywords
+#: Which type a sentence is, when two strategies read it as different types (the finding
+#: first, the act of looking last).
+_TYPE_PRIORITY = {
+    name: i
+    for i, name in enumerate(
+        (
+            "SOLUTION",
+            "DISCOVERY",
+            "DEAD_END",
+            "PIVOT",
+            "HYPOTHESIS",
+            "CONTEXT_LOAD",
+            "INVESTIGATION",
+        )
+    )
+}
 
 
-def _keywords(context: _Context) -> _Outcome:
-    outcome = _Outcome()
-    for stream, pos, message in context.walk():
-        for types, start, end in _keyword_regions(message):  # at most one region
-            hits = _KEYWORD.hits(_padded(message.text), start, end)
-            for name, distinct in _by_type(hits).items():
-                if name in types:
-                    outcome.found.append(_keyword_node(name, message, stream, pos, distinct))
-    return outcome
-
-
-def _keyword_regions(m: TranscriptMessage) -> Iterator[tuple[Sequence[str], int, int]]:
-    """Which node types to look for, and where, in a message."""
-    if _is_reasoning(m):
-        yield NODE_TYPES, 0, len(m.text)
-    elif _is_skill_body(m):  # its first line says which skill; the body is instructions
-        start = m.text.find(_SKILL_BASE)
-        yield ("CONTEXT_LOAD",), start, _line_end(m.text, start)
-    elif m.kind == "tool_result" and (start := m.text.find(_LAUNCHING)) >= 0:
-        yield ("CONTEXT_LOAD",), start, _line_end(m.text, start)
-
-
-def _by_type(hits: list[_Hit]) -> dict[str, list[_Hit]]:
-    """The first hit of each distinct phrase, grouped by node type, in text order."""
-    seen: set[str] = set()
-    grouped: dict[str, list[_Hit]] = {}
-    for hit in hits:
-        if hit.phrase not in seen:
-            seen.add(hit.phrase)
-            grouped.setdefault(_PHRASE_TYPE[hit.phrase], []).append(hit)
-    return grouped
-
-
-def _keyword_node(
-    name: str, m: TranscriptMessage, stream: int, pos: int, hits: list[_Hit]
-) -> _Found:
-    lo, hi = _sentences(m.text, hits[0][1:], hits[-1][1:])
-    evidence = m.text[lo:hi]
-    confidence = round(min(0.35 + 0.1 * len(hits), _KEYWORD_CAP), 2)
-    return _Found("keywords", name, m, stream, pos, hits[0].start, evidence, confidence)
-
-
-def _summary(name: str, evidence: str) -> str:
-    """A node's summary made from its evidence."""
-    return (name == "CONTEXT_LOAD" and _context_summary(evidence)) or _labelled(name, evidence)
-
-
-def _context_summary(evidence: str) -> str:
-    """Skill loads read better by name than as the raw line."""
-    for opening, verb in ((_SKILL_BASE, "loaded"), (_LAUNCHING, "launched")):
-        if evidence.startswith(opening):
-            where = evidence[len(opening) :].strip()
-            name = _clean(where.rstrip("/\\").rsplit("/", 1)[-1], 80)
-            return _fit(f"Context: {verb} skill `{name}`")
-    return ""
-
-
-# --------------------------------------------------------------------------- strategy: errors
-
-
-def _error_resolution(context: _Context) -> _Outcome:
-    outcome = _Outcome()
-    for stream, pos, message in context.walk():
-        for result in message.tool_results:
-            if result.is_error:
-                _pair(context, outcome, stream, pos, result)
-    return outcome
-
-
-def _pair(context: _Context, outcome: _Outcome, stream: int, pos: int, error: ToolResult) -> None:
-    """Look up to _WINDOW messages ahead for what resolved `error`."""
-    messages = context.streams[stream]
-    wanted = context.signature(error.tool_use_id)
-    for later in range(pos + 1, min(pos + 1 + _WINDOW, len(messages))):
-        fix = _resolution(context, messages[later], stream, later, wanted)
-        if fix is not None:
-            dead = _dead_end(context, messages[pos], stream, pos, error)
-            if dead is not None:
-                outcome.found += (dead, fix)
-                outcome.resolved.append((dead, fix))
-            return
-
-
-def _resolution(
-    context: _Context,
-    m: TranscriptMessage,
-    stream: int,
-    pos: int,
-    wanted: tuple[str, str] | None,
-) -> _Found | None:
-    """A SOLUTION at `m`: the same call succeeding, or the agent saying it is fixed."""
-    for result in m.tool_results:
-        if result.is_error or wanted is None or context.signature(result.tool_use_id) != wanted:
+def _twins(typed: Sequence[Candidate], original: Sequence[Candidate]) -> dict[int, str]:
+    """Text candidates of one message with the same summary under different types: all but
+    the one of the most telling type are kept out (by the id of the original candidate)."""
+    groups: dict[tuple[int, str], list[int]] = {}
+    for i, c in enumerate(typed):
+        if c.strategy != "episode" and not c.routine:
+            groups.setdefault((c.message.index, c.summary), []).append(i)
+    out: dict[int, str] = {}
+    for members in groups.values():
+        if len({typed[i].type for i in members}) < 2:
             continue
-        span = _output_line(result.text, last=wanted[0] == "Bash")  # Bash ends with a verdict
-        if span is not None:
-            tool = context.tools[result.tool_use_id]
-            line = result.text[span[0] : span[1]]
-            # Output is often a listing; quote it only when it reads as a verdict.
-            verdict = f": {_clean(line, 90)}" if _VERDICT.search(line) else ""
-            summary = _fit(f"Solution: {_describe(tool)} succeeded{verdict}")
-            return _Found(
-                "error_resolution", "SOLUTION", m, stream, pos, span[0], line, _PAIRED, summary
-            )
-    if not _is_reasoning(m):
-        return None
-    hits = [h for h in _KEYWORD.hits(_padded(m.text)) if _PHRASE_TYPE[h.phrase] == "SOLUTION"]
-    if not hits:
-        return None
-    lo, hi = _sentences(m.text, hits[0][1:], hits[0][1:])
-    evidence = m.text[lo:hi]
-    return _Found("error_resolution", "SOLUTION", m, stream, pos, hits[0].start, evidence, _PAIRED)
+        best = min(members, key=lambda i: _TYPE_PRIORITY[typed[i].type])
+        for i in members:
+            if typed[i].type != typed[best].type:
+                out[id(original[i])] = f"the same finding as the {typed[best].type} of this message"
+    return out
 
 
-def _dead_end(
-    context: _Context, m: TranscriptMessage, stream: int, pos: int, error: ToolResult
-) -> _Found | None:
-    span = _error_line(error.text)
-    if span is None:
-        return None  # an empty error has no evidence to show
-    line = error.text[span[0] : span[1]]
-    tool = context.tools.get(error.tool_use_id)
-    what = _describe(tool) if tool is not None else "A tool call"
-    summary = _fit(f"Dead end: {what} failed with {_clean(line, 110)}")
-    return _Found("error_resolution", "DEAD_END", m, stream, pos, span[0], line, _PAIRED, summary)
+def _turning_points(found: Sequence[Candidate]) -> dict[int, list[int]]:
+    """Positions, per stream, of what a pivot answers: a project action that failed, or a
+    user's correction."""
+    points: dict[int, list[int]] = {}
+    for c in found:
+        failed = c.strategy == "episode" and c.type == "DEAD_END" and not c.routine
+        if failed or c.strategy == "correction":
+            points.setdefault(c.stream, []).append(c.pos)
+    return points
 
 
-# --------------------------------------------------------------------------- strategy: conclusions
+def _restructured(c: Candidate, turns: dict[int, list[int]]) -> Candidate:
+    """The session's structure and the sentence's function applied to a text candidate.
+
+    - An announced PIVOT answers a failure or a user's correction in the 8 messages before
+      it and says what it changes to; otherwise a sentence that states a fact (the
+      "instead" in "uses `title` instead of `text`") is a DISCOVERY.
+    - A SOLUTION the agent states must say what changed: "the build succeeded" is a report.
+    - A CONTEXT_LOAD the agent states is a fact about a document unless it says what the
+      document made it do (a cause or a rule); reading one is narration.
+    Narration stays what it is; the bar keeps it out."""
+    if c.routine or c.strategy not in ("keywords", "conclusion") or bar.is_narration(c.summary):
+        return c
+    if c.type == "PIVOT":
+        answers = any(0 <= c.pos - at <= _WINDOW for at in turns.get(c.stream, []))
+        return c if answers and _PIVOT_ACT.search(c.summary) else replace(c, type="DISCOVERY")
+    if c.type == "SOLUTION" and not _CHANGE.search(c.summary):
+        return replace(c, routine="says it worked, not what changed")
+    if c.type == "CONTEXT_LOAD" and not (bar.CAUSAL.search(c.summary) or _RULE.search(c.summary)):
+        return replace(c, type="DISCOVERY")
+    return c
 
 
-def _conclusions(context: _Context) -> _Outcome:
-    outcome = _Outcome()
-    for stream, pos, message in context.walk():
-        if _is_reasoning(message):
-            outcome.found += _message_conclusions(message, stream, pos)
-    return outcome
+def _confirmed(c: Candidate, context: _Context) -> bool:
+    """Some entity the discovery names appears in a tool result just before it."""
+    named = [e for e in bar.entities(c.summary) if len(e) > 3]
+    if not named:
+        return False
+    messages = context.streams[c.stream]
+    outputs = " ".join(
+        m.text.lower() for m in messages[max(0, c.pos - 4) : c.pos] if m.kind == "tool_result"
+    )
+    return any(e in outputs for e in named)
 
 
-def _message_conclusions(m: TranscriptMessage, stream: int, pos: int) -> list[_Found]:
-    """At most one DISCOVERY and one SOLUTION per message: the first of each."""
-    padded = _padded(m.text)
-    found: dict[str, _Found] = {}
-    for hit in _CONCLUSION.hits(padded):
-        lo, hi = _sentences(m.text, hit[1:], hit[1:])
-        name = "SOLUTION" if _FIX.hits(padded, lo, hi) else "DISCOVERY"
-        if name not in found:
-            evidence = m.text[lo:hi]
-            found[name] = _Found(
-                "conclusion", name, m, stream, pos, hit.start, evidence, _CONCLUDED
-            )
-            if len(found) == 2:
-                break
-    return list(found.values())
+def _revise(judged: dict[int, Candidate], context: _Context) -> dict[int, Candidate]:
+    """Beliefs the session later revised: a hypothesis a later finding settles, a claimed
+    fix the user says did not work."""
+    passing = [c for c in judged.values() if not c.suppressed]
+    for key, c in judged.items():
+        if c.suppressed:
+            continue
+        if c.type == "HYPOTHESIS" and _settled_later(c, passing):
+            judged[key] = replace(c, suppressed="settled by a later finding of the session")
+        elif c.type == "SOLUTION" and c.strategy != "episode" and _user_says_fails(c, context):
+            judged[key] = replace(c, suppressed="the user's next message says it still fails")
+    return judged
 
 
-_STRATEGIES: tuple[tuple[str, _Strategy], ...] = (
-    ("keywords", _keywords),
-    ("error_resolution", _error_resolution),
-    ("conclusion", _conclusions),
-)
+def _settled_later(h: Candidate, passing: Sequence[Candidate]) -> bool:
+    named = set(bar.entities(h.summary))
+    return bool(named) and any(
+        other.stream == h.stream
+        and other.pos > h.pos
+        and other.type in ("DISCOVERY", "SOLUTION")
+        and named & set(bar.entities(other.summary))
+        for other in passing
+    )
+
+
+def _user_says_fails(c: Candidate, context: _Context) -> bool:
+    messages = context.streams[c.stream]
+    for later in messages[c.pos + 1 : c.pos + 1 + _WINDOW]:
+        if statements.is_prompt(later):
+            return bool(_STILL_FAILS.search(later.text[:600]))
+    return False
 
 
 # --------------------------------------------------------------------------- merge and edges
 
 
-def _corroborate(found: list[_Found]) -> tuple[list[_Found], dict[_Found, _Found]]:
-    """One node per type and overlapping range of a file; `owner` maps each to its survivor."""
-    by_place = sorted(
-        found, key=lambda f: (f.message.file, f.type, f.message.line_start, f.message.line_end)
-    )
-    kept: list[_Found] = []
-    owner: dict[_Found, _Found] = {}
-    group: list[_Found] = []
+def _corroborate(found: list[Candidate]) -> tuple[list[Candidate], dict[int, Candidate]]:
+    """One node per type and overlapping range of a file; `owner` maps each candidate (by
+    id) to its survivor."""
+    by_place = sorted(found, key=lambda c: (c.file, c.type, c.line_start, c.line_end, _order(c)))
+    kept: list[Candidate] = []
+    owner: dict[int, Candidate] = {}
+    group: list[Candidate] = []
     place: tuple[str, str, int] = ("", "", -1)  # file, type and last line of the group
-    for f in by_place:
-        m = f.message
-        if group and not (m.file == place[0] and f.type == place[1] and m.line_start <= place[2]):
+    for c in by_place:
+        if group and not (c.file == place[0] and c.type == place[1] and c.line_start <= place[2]):
             kept.append(_survivor(group, owner))
             group = []
-        group.append(f)
-        place = (m.file, f.type, max(m.line_end, place[2]) if len(group) > 1 else m.line_end)
+        group.append(c)
+        place = (c.file, c.type, max(c.line_end, place[2]) if len(group) > 1 else c.line_end)
     if group:
         kept.append(_survivor(group, owner))
     return sorted(kept, key=_order), owner
 
 
-def _survivor(group: list[_Found], owner: dict[_Found, _Found]) -> _Found:
-    best = max(group, key=lambda f: (f.confidence, -_STRATEGY_RANK[f.strategy], -f.anchor))
-    if len({f.strategy for f in group}) > 1:  # two strategies agree: corroborated
+def _survivor(group: list[Candidate], owner: dict[int, Candidate]) -> Candidate:
+    best = max(
+        group,
+        key=lambda c: (not c.suppressed, c.confidence, -_STRATEGY_RANK[c.strategy], -c.anchor),
+    )
+    agreeing = {c.strategy for c in group if not c.routine}
+    if len(agreeing) > 1 and not best.suppressed:  # two strategies agree: corroborated
         boosted = min(best.confidence + _BONUS, _CORROBORATED_CAP)
         best = replace(best, confidence=round(max(best.confidence, boosted), 2))
-    for f in group:
-        owner[f] = best
+    for c in group:
+        owner[id(c)] = best
     return best
 
 
-def _order(f: _Found) -> tuple[int, int, int, int]:
-    return f.message.index, f.anchor, _TYPE_ORDER[f.type], _STRATEGY_RANK[f.strategy]
+def _order(c: Candidate) -> tuple[int, int, int, int, int]:
+    return (
+        c.message.index,
+        c.line_start,
+        c.anchor,
+        _TYPE_ORDER[c.type],
+        _STRATEGY_RANK[c.strategy],
+    )
 
 
-def _sequence_edges(nodes: list[_Found]) -> list[ExtractedEdge]:
+def _sequence_edges(nodes: list[Candidate]) -> list[ExtractedEdge]:
     """`informed` and `triggered_pivot`: each waiting source → the next follower, forward only."""
     edges: list[ExtractedEdge] = []
-    streams: dict[int, list[_Found]] = {}
-    for f in nodes:
-        streams.setdefault(f.stream, []).append(f)
+    streams: dict[int, list[Candidate]] = {}
+    for c in nodes:
+        streams.setdefault(c.stream, []).append(c)
     for members in streams.values():
-        members.sort(key=lambda f: (f.pos, f.anchor, _TYPE_ORDER[f.type]))
-        waiting: dict[str, list[_Found]] = {source: [] for source in _FOLLOWED_BY}
-        for f in members:
+        members.sort(key=lambda c: (c.pos, c.anchor, _TYPE_ORDER[c.type]))
+        waiting: dict[str, list[Candidate]] = {source: [] for source in _FOLLOWED_BY}
+        for c in members:
             for source, (follower, edge) in _FOLLOWED_BY.items():
-                if f.type == follower:
-                    close = [s for s in waiting[source] if f.pos - s.pos <= _WINDOW]
-                    edges += [ExtractedEdge(s.key, f.key, edge) for s in close]
+                if c.type == follower:
+                    close = [s for s in waiting[source] if c.pos - s.pos <= _WINDOW]
+                    edges += [ExtractedEdge(s.key, c.key, edge) for s in close]
                     waiting[source] = []
-            if f.type in waiting:
-                waiting[f.type].append(f)
+            if c.type in waiting:
+                waiting[c.type].append(c)
     return edges
 
 
-def _ordered_edges(edges: list[ExtractedEdge], nodes: list[_Found]) -> tuple[ExtractedEdge, ...]:
-    rank = {f.key: i for i, f in enumerate(nodes)}
-    unique = {(e.source, e.target, e.type): e for e in edges}
+def _ordered_edges(edges: list[ExtractedEdge], nodes: list[Candidate]) -> tuple[ExtractedEdge, ...]:
+    rank = {c.key: i for i, c in enumerate(nodes)}
+    unique = {
+        (e.source, e.target, e.type): e for e in edges if e.source in rank and e.target in rank
+    }
     return tuple(sorted(unique.values(), key=lambda e: (rank[e.source], rank[e.target], e.type)))
 
 
-def _node(f: _Found) -> ExtractedNode:
-    m = f.message
+def _node(c: Candidate) -> ExtractedNode:
     return ExtractedNode(
-        key=f.key,
-        type=f.type,
-        summary=f.summary or _summary(f.type, f.evidence),
-        evidence=f.evidence,
-        file=m.file,
-        line_start=m.line_start,
-        line_end=m.line_end,
-        confidence=f.confidence,
+        key=c.key,
+        type=c.type,
+        summary=c.summary,
+        evidence=c.evidence,
+        file=c.file,
+        line_start=c.line_start,
+        line_end=c.line_end,
+        confidence=c.confidence,
         tier="warm",
-        strategy=f.strategy,
+        strategy=c.strategy,
+        informativeness=c.informativeness,
+        suppressed=c.suppressed,
     )
-
-
-# --------------------------------------------------------------------------- evidence
-
-_SENTENCE_END = re.compile(r"[.!?](?=[\s)\"'*_`]|$)|\n")
-_BULLET = re.compile(r"[ \t\r\n]*(?:(?:[-*+>]|\d{1,3}[.)]|#{1,6})[ \t]+)?")
-
-
-def _sentences(text: str, first: tuple[int, int], last: tuple[int, int]) -> tuple[int, int]:
-    """The sentence(s) from the one holding `first` to the one holding `last`, at most
-    _EVIDENCE_CHARS long (only the first sentence, or a window of it, when longer)."""
-    lo = _sentence_start(text, first[0])
-    hi = _sentence_end(text, last[1])
-    if hi - lo > _EVIDENCE_CHARS:
-        hi = _sentence_end(text, first[1])
-    if hi - lo > _EVIDENCE_CHARS:  # one giant sentence: a window around the trigger
-        lo = max(lo, first[0] - _EVIDENCE_CHARS // 4)
-        hi = min(hi, lo + _EVIDENCE_CHARS)
-    lead = _BULLET.match(text, lo, hi)
-    lo = lead.end() if lead and lead.end() <= first[0] else lo
-    while hi > lo and text[hi - 1].isspace():
-        hi -= 1
-    return lo, hi
-
-
-def _sentence_start(text: str, at: int) -> int:
-    floor = max(0, at - _EVIDENCE_CHARS)
-    cut = max(
-        text.rfind("\n", floor, at),
-        text.rfind(". ", floor, at),
-        text.rfind("! ", floor, at),
-        text.rfind("? ", floor, at),
-    )
-    return cut + 1 if cut >= 0 else floor
-
-
-def _sentence_end(text: str, at: int) -> int:
-    hi = _next_break(text, at)
-    last = hi
-    while last > at and text[last - 1].isspace():
-        last -= 1
-    if text[last - 1 : last] == ":":  # "The root cause is:" — the point is what follows
-        hi = _next_break(text, hi + 1)
-    return hi
-
-
-def _next_break(text: str, at: int) -> int:
-    limit = min(len(text), at + _EVIDENCE_CHARS)
-    m = _SENTENCE_END.search(text, at, limit)
-    if m is None:
-        return limit
-    return m.start() if m.group() == "\n" else m.end()
-
-
-def _line_end(text: str, start: int) -> int:
-    end = text.find("\n", start)
-    return len(text) if end < 0 else end
-
-
-# Python and JS exception lines (`E   ImportError: …`, `TypeError: …`).
-_EXCEPTION_LINE = re.compile(
-    r"(?m)^[ \t]*(?:E[ \t]+)?(?:[\w.]*\.)?[A-Z]\w*(?:Error|Exception|Failure)\b[^\n]*"
-)
-_ERRORISH_LINE = re.compile(
-    r"(?im)^(?![ \t]*(?:npm[ \t]+)?warn)[^\n]*?\b(?:error|errors|failed|failure|fatal|cannot"
-    r"|can't|could not|couldn't|denied|not found|no such|invalid|unable|refused|timed out"
-    r"|exception|panic|not allowed|has not been)\b[^\n]*"
-)
-_NOISE_LINE = re.compile(r"(?i)[ \t]*(?:exit code -?\d+)?[ \t\r]*")
-_EDGE_TAGS = re.compile(r"(?:<[\w-]+>[ \t]*)+")
-_END_TAGS = re.compile(r"(?:[ \t]*</[\w-]+>)+[ \t\r]*$")
-
-
-def _error_line(text: str) -> tuple[int, int] | None:
-    """The first meaningful line of an error: an exception, else an error-ish line, else the
-    first line that is not just "Exit code N". Reminders and escapes are not lines."""
-    view = _quiet(text)
-    m = _EXCEPTION_LINE.search(view) or _ERRORISH_LINE.search(view)
-    if m is not None:
-        return _trimmed(view, *m.span())
-    return _output_line(text, last=False, view=view)
-
-
-def _output_line(text: str, last: bool, view: str | None = None) -> tuple[int, int] | None:
-    """The first (or last) non-blank line that says something, trimmed and bounded."""
-    view = _quiet(text) if view is None else view
-    for start, end in _line_spans(view, reverse=last):
-        if not _NOISE_LINE.fullmatch(view, start, end):
-            span = _trimmed(view, start, end)
-            if span is not None:
-                return span
-    return None
-
-
-def _quiet(text: str) -> str:
-    """`text` with ANSI escapes and injected blocks (system reminders) blanked out: same
-    length, so offsets found in it cut verbatim evidence out of `text`."""
-    if "\x1b" not in text and "<" not in text:
-        return text
-    text = _ANSI.sub(_blank, text)
-    return _DROPPED_BLOCKS.sub(_blank, text) if "<" in text else text
-
-
-def _blank(m: re.Match[str]) -> str:
-    return " " * len(m.group())
-
-
-def _line_spans(text: str, reverse: bool) -> Iterator[tuple[int, int]]:
-    """(start, end) of each line, from the end when `reverse`, without splitting the text."""
-    if not reverse:
-        start = 0
-        while start <= len(text):
-            end = _line_end(text, start)
-            yield start, end
-            start = end + 1
-        return
-    end = len(text)
-    while end >= 0:
-        start = text.rfind("\n", 0, end) + 1
-        yield start, end
-        end = start - 1
-
-
-def _trimmed(text: str, start: int, end: int) -> tuple[int, int] | None:
-    """The line without surrounding whitespace and tool tags, at most _EVIDENCE_CHARS."""
-    lead = _EDGE_TAGS.match(text, start, end)
-    start = lead.end() if lead else start
-    tail = _END_TAGS.search(text, start, end)
-    end = tail.start() if tail else end
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return (start, min(end, start + _EVIDENCE_CHARS)) if end > start else None
-
-
-# --------------------------------------------------------------------------- summaries
-
-_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]{0,512}(?:\x07|\x1b\\)?|\x1b.?")
-_DROPPED_BLOCKS = re.compile(
-    r"<(system-reminder|local-command-caveat|command-message)>.{0,20000}?</\1>", re.DOTALL
-)
-_TOOL_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)+(?:\s[^<>]{0,200})?/?>")
-_EMPHASIS = re.compile(r"\*\*|^#{1,6}\s+", re.MULTILINE)  # not `__`: __init__.py
-_INPUT_FIELD = re.compile(
-    r'"(command|file_path|notebook_path|path|pattern|url|skill)"\s*:\s*"((?:[^"\\]|\\.)*)'
-)
-_RUNNERS = frozenset(
-    "npx npm pnpm yarn bun bunx uv uvx poetry pipenv python python3 node deno go cargo make"
-    " docker git kubectl bundle rake mix dotnet gradle mvn just".split()
-)
-_PREFIX_WORDS = frozenset({"sudo", "time", "env", "exec", "command"})
-_CD_PREFIX = re.compile(r"^(?:cd[ \t]+[^\s;&|]+[ \t]*&&[ \t]*)+")
-_VERDICT = re.compile(
-    r"(?i)\b(?:pass(?:ed|es)?|ok|success(?:ful(?:ly)?)?|succeeded|done|built|compiled"
-    r"|completed?|fixed|updated|created|no (?:errors|issues|problems)|0 (?:errors|failed))\b|[✓✔]"
-)
-
-
-def _clean(text: str, limit: int) -> str:
-    """One readable line: secrets redacted first (before any cut), tool XML, ANSI escapes
-    and Markdown emphasis gone, whitespace folded, at most `limit` characters."""
-    text = redact(text)
-    if "\x1b" in text:
-        text = _ANSI.sub("", text)
-    if "<" in text:
-        text = _TOOL_TAG.sub(" ", _DROPPED_BLOCKS.sub(" ", text))
-    return _one_line(_EMPHASIS.sub("", text), limit)
-
-
-def _one_line(text: str, limit: int) -> str:
-    """`store.text.one_line`, with a fast path for the usual printable text."""
-    text = " ".join(text.split())
-    if not text.isprintable():  # control or invisible characters: escape them
-        return one_line(text, limit)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _labelled(name: str, evidence: str) -> str:
-    label = _LABELS[name]
-    return _fit(f"{label}: {_clean(evidence, _SUMMARY_CHARS - len(label) - 3)}")
-
-
-def _fit(summary: str) -> str:
-    """At most _SUMMARY_CHARS, ending as a sentence does (or with the cut's "…")."""
-    summary = _one_line(summary, _SUMMARY_CHARS - 1).rstrip(":;, ")
-    return summary if summary.endswith((".", "!", "?", "…")) else summary + "."
-
-
-def _inputs(tool: ToolUse) -> dict[str, str]:
-    """String fields of a tool's input; the JSON may be cut short, so no full parse."""
-    fields: dict[str, str] = {}
-    for name, raw in _INPUT_FIELD.findall(tool.input_text):
-        try:
-            fields.setdefault(name, json.loads(f'"{raw}"'))
-        except ValueError:
-            fields.setdefault(name, raw)
-    return fields
-
-
-def _target_of(tool: ToolUse) -> str:
-    """What a call acts on: the program a command runs, or the file, pattern or skill."""
-    fields = _inputs(tool)
-    if "command" in fields:
-        return _program(fields["command"])
-    for name in ("file_path", "notebook_path", "path", "pattern", "url", "skill"):
-        if name in fields:
-            return fields[name]
-    return tool.skill
-
-
-def _program(command: str) -> str:
-    """`cd app && npm run build | tail` → "npm run": the last step's program (and subcommand)."""
-    step = re.split(r"&&|\|\||;|\n", command)[-1].split("|")[0]
-    words = step.split()
-    while words and (words[0] in _PREFIX_WORDS or "=" in words[0]):  # sudo, FOO=1
-        words.pop(0)
-    if not words:
-        return ""
-    head = words[0].rsplit("/", 1)[-1]
-    rest = [w for w in words[1:] if not w.startswith("-")]
-    return f"{head} {rest[0]}" if head in _RUNNERS and rest else head
-
-
-def _describe(tool: ToolUse) -> str:
-    """A call as a summary names it: "`pytest tests/api`", "Edit of `app/page.tsx`"."""
-    fields = _inputs(tool)
-    if "command" in fields:
-        first = _CD_PREFIX.sub("", fields["command"].strip()).split("\n", 1)[0]
-        return f"`{_clean(first, 80)}`"
-    for name in ("file_path", "notebook_path", "path", "pattern", "url"):
-        if name in fields:
-            return f"{tool.name} of `{_clean(fields[name], 80)}`"
-    skill = fields.get("skill") or tool.skill
-    return f"{tool.name} `{_clean(skill, 60)}`" if skill else _clean(tool.name, 40) or "A tool call"

@@ -34,6 +34,7 @@ from store.models import (
     StatusChange,
 )
 from store.projections import blob_text
+from store.review import NODE_COLUMNS
 from store.text import one_line
 
 if TYPE_CHECKING:
@@ -61,11 +62,6 @@ LIFE_EVENTS = (
     "skill.validated",
 )
 _EVENT_COLUMNS = "seq, ts, type, actor, subject, payload, prev_hash, hash"
-_NODE_COLUMNS = (
-    "node_id, session_id, project, type, summary, evidence, file, line_start, line_end,"
-    " confidence, scope, tier, status, developer, created_at, decided_at, decided_by, reason,"
-    " merged_into, retrieval_count, last_retrieved_at"
-)
 
 
 class LineageError(LibrarianError):
@@ -475,7 +471,7 @@ def _nodes(conn: sqlite3.Connection, node_ids: list[str]) -> dict[str, Node]:
         chunk = node_ids[start : start + 500]
         marks = ",".join("?" * len(chunk))
         for row in cursor.execute(
-            f"SELECT {_NODE_COLUMNS} FROM nodes WHERE node_id IN ({marks})", chunk
+            f"SELECT {NODE_COLUMNS} FROM nodes WHERE node_id IN ({marks})", chunk
         ):
             found[str(row[0])] = Node(*row)
     return {n: found[n] for n in node_ids if n in found}

@@ -71,16 +71,19 @@ def classify_rules(members: Sequence[NodeRow], graph: SessionGraph) -> dict[str,
     pitfall = types["DEAD_END"] * 2 + errors * 0.5 + types["PIVOT"] * 0.5
     strategy = (types["INVESTIGATION"] + types["HYPOTHESIS"]) * 1.5 + types["PIVOT"]
     insight = (types["DISCOVERY"] + types["SOLUTION"]) * 1.5 + types["CONTEXT_LOAD"] * 0.5
-    if pitfall >= strategy and pitfall >= insight and (types["DEAD_END"] or errors):
+    resolution_node = _resolution(members, graph)
+    steps = _steps(members, graph)
+    failing = {m.node_id for m in members if m.type == "DEAD_END" or _ERROR.search(m.evidence)}
+    # A pitfall is a failing action and a resolution that is not that action again.
+    resolved = resolution_node is not None and resolution_node.node_id not in failing
+    if failing and resolved and (pitfall >= strategy or types["DEAD_END"]):
         kind = "pitfall"
-    elif strategy >= insight:
+    elif strategy >= insight and len(steps) >= 2:
         kind = "strategy"
     else:
         kind = "insight"
     ordered = sorted(members, key=lambda m: (-m.confidence, m.seen, m.node_id))
     title = _title(members)
-    resolution_node = _resolution(members, graph)
-    steps = _steps(members, graph)
     record: dict[str, Any] = {
         "kind": kind,
         "polarity": _polarity(kind, types, sessions),

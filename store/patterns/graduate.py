@@ -269,14 +269,15 @@ def build_draft(
     return name, text, citations
 
 
-def create_draft(library: Library, pattern_id: str, *, force: bool = False) -> Draft:
-    """Draft a SKILL.md for an eligible pattern into the review queue."""
+def create_draft(library: Library, pattern_id: str) -> Draft:
+    """Draft a SKILL.md for a pattern that meets every graduation criterion into the review
+    queue (there is no way around the criteria)."""
     with library.db.write() as conn:
         pattern = get_pattern(conn, pattern_id)
         if pattern is None:
             raise GraduationError(f"no pattern {pattern_id!r}")
         result = check(library, pattern, conn)
-        if not result.eligible and not force:
+        if not result.eligible:
             unmet = [c.name for c in result.criteria if not c.met]
             why = f"criteria not met: {', '.join(unmet)}" if unmet else f"status {pattern.status}"
             if result.draft is not None and result.draft.status != "rejected":

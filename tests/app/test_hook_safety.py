@@ -9,6 +9,7 @@ never closes, and bursts of turns.
 from __future__ import annotations
 
 import ast
+import itertools
 import json
 import os
 import shlex
@@ -89,22 +90,35 @@ def stop_payload(transcript: Path) -> str:
 # -- the project starts itself only as its own code -----------------------------------------
 
 
-def _string_constants(path: Path) -> Iterator[tuple[int, str]]:
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            yield node.lineno, node.value
+def _spawns(path: Path) -> Iterator[int]:
+    """Lines of `path` that start Python on their own: `sys.executable` anywhere, or a
+    list or tuple holding "-m" (or "-c") right before one of the project's packages."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        value = getattr(node, "value", None)
+        if isinstance(node, ast.Attribute) and node.attr == "executable" and is_sys(value):
+            yield node.lineno
+        if isinstance(node, ast.List | ast.Tuple):
+            values = [e.value if isinstance(e, ast.Constant) else None for e in node.elts]
+            for flag, module in itertools.pairwise(values):
+                ours = isinstance(module, str) and module.split(".")[0] in PACKAGES
+                if flag in ("-m", "-c") and ours:
+                    yield node.lineno
 
 
-def test_no_self_invocation_with_dash_m_outside_the_isolated_helper() -> None:
+def is_sys(node: object) -> bool:
+    return isinstance(node, ast.Name) and node.id == "sys"
+
+
+def test_no_self_invocation_outside_the_isolated_helper() -> None:
     """`-m` with the cwd (or PYTHONPATH) first on sys.path runs a repository's own `app`:
-    every self-spawn goes through `store.process.own_module`, which isolates it."""
+    every self-spawn goes through `store.process`, which isolates it."""
     offenders = [
         f"{path.relative_to(REPO)}:{line}"
         for package in PACKAGES
         for path in sorted((REPO / package).rglob("*.py"))
         if path != REPO / "store" / "process.py" and "demo_skills" not in path.parts
-        for line, value in _string_constants(path)
-        if value in ("-m", "-c")
+        for line in _spawns(path)
     ]
     assert offenders == []
     assert own_module("app")[1:] == ["-E", "-P", "-m", "app"]

@@ -53,7 +53,7 @@ def test_corpus_transcripts_ingest(
             source = [
                 t
                 for (f, a, b), t in texts.items()
-                if f == node.file and a <= node.line_start and b >= node.line_end
+                if f == node.file and a <= node.line_end and b >= node.line_start  # within it
             ]
             assert any(node.evidence in redact(t) for t in source), node
         assert library.ingest([root]).unchanged == len(files)

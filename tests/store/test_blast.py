@@ -77,8 +77,9 @@ def test_a_cycle_from_frontmatter_still_terminates(lib: Library, tmp_path: Path)
 
 
 def test_blast_includes_sessions_patterns_and_drafts(demo_library: Library) -> None:
-    used = demo_library.blast("postgres-migration-safety")
+    used = demo_library.blast("sql-tuning")  # used in the session both drafts learned from
     assert used.sessions
     assert used.patterns
+    assert used.drafts
     with pytest.raises(RelationError, match="no skill named"):
         demo_library.blast("no-such-skill")

@@ -44,10 +44,18 @@ def story(folder: Path, session: str = "s-one") -> Transcript:
         "That didn't work, same error. Let's try a different approach: close sessions in the"
         " fixture teardown."
     )
+    t.tool(
+        "Edit",
+        "",
+        "The file /work/payments/tests/conftest.py has been updated.",
+        file_path="/work/payments/tests/conftest.py",
+        old_string="    yield session",
+        new_string="    yield session\n    session.close()",
+    )
     t.tool("Bash", "pytest tests/integration -x", "42 passed in 3.1s")
     t.say(
-        f"The root cause was that {SECRET} fixtures never closed their database session."
-        " Fixed: tests pass now."
+        f"The root cause was that the {SECRET} fixtures in `tests/conftest.py` never closed"
+        " their database session. Fixed: tests pass now."
     )
     return t
 
@@ -211,8 +219,8 @@ def test_forgetting_a_node_takes_its_texts_patterns_and_duplicates(
     library.ingest([tmp_path / "projects"])
     dead_end = next(n for n in library.nodes(status="pending") if SECRET in n.summary)
     library.review("approve", [n.node_id for n in library.nodes(status="pending")])
-    library.review("edit", [dead_end.node_id], summary=f"Timeouts for {SECRET}")
     library.consolidate()
+    library.review("edit", [dead_end.node_id], summary=f"Timeouts for {SECRET}")
     (pattern,) = library.patterns()
     duplicate = next(n for n in library.nodes(status="merged") if n.merged_into == dead_end.node_id)
 
@@ -418,7 +426,7 @@ def test_a_schema_6_library_migrates_and_its_events_stay_unchangeable(tmp_path: 
     old.close()
 
     db = Database(path)
-    assert db.conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) == 9
+    assert db.conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) == 10
     assert [
         tuple(r) for r in db.conn.execute("SELECT text, erased_at, replaced_by FROM blobs")
     ] == [("kept", "", "")]

@@ -60,16 +60,17 @@ class Transcript:
         self._write(record)
         return self
 
-    def tool(self, name: str, command: str, result: str, is_error: bool = False) -> Transcript:
+    def tool(
+        self, name: str, command: str, result: str, is_error: bool = False, **inputs: str
+    ) -> Transcript:
         call = self._envelope("assistant")
         tool_id = f"toolu_{self.count}"
+        arguments = inputs or {"command": command}
         call["message"] = {
             "id": f"msg-{self.count}",
             "type": "message",
             "role": "assistant",
-            "content": [
-                {"type": "tool_use", "id": tool_id, "name": name, "input": {"command": command}}
-            ],
+            "content": [{"type": "tool_use", "id": tool_id, "name": name, "input": arguments}],
         }
         self._write(call)
         answer = self._envelope("user")
@@ -91,6 +92,7 @@ class Transcript:
 def debugging_session(
     folder: Path, session: str = "s-one", cwd: str = "/work/payments", branch: str = "fix/pool"
 ) -> Transcript:
+    """A failing test run, what was found, the edit that fixed it, the run that passed."""
     t = Transcript(folder / f"{session}.jsonl", session, cwd, branch)
     t.prompt("The integration tests fail with a connection pool timeout under load.")
     t.say("I think the pool is too small for the test workers. Let me check the settings.")
@@ -100,14 +102,23 @@ def debugging_session(
         f"FAILED tests/integration/test_pay.py - TimeoutError: pool exhausted\nenv: {SECRET}",
         is_error=True,
     )
+    t.say("I found that `pool_size=5` in `tests/settings.py` is shared by all 8 xdist workers.")
     t.say(
         "That didn't work, same error. Let's try a different approach: instead of raising "
         "the pool size, close sessions in the fixture teardown."
     )
+    t.tool(
+        "Edit",
+        "",
+        "The file /work/payments/tests/conftest.py has been updated.",
+        file_path="/work/payments/tests/conftest.py",
+        old_string="    yield session",
+        new_string="    yield session\n    session.close()",
+    )
     t.tool("Bash", "pytest tests/integration -x", "42 passed in 3.1s")
     t.say(
-        "The root cause was a fixture that never closed its database session. Fixed: "
-        "tests pass now."
+        "The root cause was that the `db` fixture in `tests/conftest.py` never closed its"
+        " session. Fixed: tests pass now."
     )
     return t
 
@@ -131,9 +142,12 @@ def test_ingest_records_session_nodes_edges(library: Library, tmp_path: Path) ->
     assert session.branch == "fix/pool"
     assert session.errors == 1
     nodes, edges = library.session_graph("s-one")
-    types = {n.type for n in nodes}
-    assert {"DEAD_END", "SOLUTION"} <= types
-    assert all(n.status == "pending" and n.scope == "PROJECT" for n in nodes)
+    pending = {n.type for n in nodes if n.status == "pending"}
+    assert {"DEAD_END", "SOLUTION", "DISCOVERY"} <= pending
+    assert all(n.status in ("pending", "suppressed") and n.scope == "PROJECT" for n in nodes)
+    kept_out = [n for n in nodes if n.status == "suppressed"]
+    assert kept_out  # never lost...
+    assert all(n.suppressed_reason for n in kept_out)  # ...and each says why
     assert any(e.type == "resolved" for e in edges)
     assert report.nodes_added == len(nodes)
     assert verify(library).ok
@@ -236,7 +250,7 @@ def test_review_decisions_are_audited_and_undoable(library: Library, tmp_path: P
 def test_review_errors_are_clear(library: Library, tmp_path: Path) -> None:
     debugging_session(tmp_path / "p")
     library.ingest([tmp_path / "p"])
-    node = library.nodes()[0]
+    node = library.nodes(status="pending")[0]
     with pytest.raises(ReviewError, match="no node 'n_nope'"):
         library.review("approve", [node.node_id, "n_nope"])
     assert library.node(node.node_id).status == "pending"  # all or nothing

@@ -194,7 +194,11 @@ def test_a_rolled_up_repeat_resets_decay(open_copy: Callable[..., Library]) -> N
     library = open_copy("decay", clock)
     library.retrieval_log.window = 600
     hits = library.search_memory(QUERY)
-    pattern_id = next(h.item_id for h in hits if h.kind == "pattern")
+    pattern_id = next(
+        h.item_id
+        for h in hits
+        if h.kind == "pattern" and library.pattern(h.item_id).status == "active"
+    )
     base = library.pattern(pattern_id).base_confidence
     clock.advance(60)
     repeat_at = clock()

@@ -1,5 +1,6 @@
-"""Warm tier: keyword scores, error→resolution pairing, conclusions, corroboration, edges,
-verbatim evidence, clean summaries, failure isolation and speed. No parser, no Textual."""
+"""Warm tier: episodes from the tool structure, keyword scores, conclusions, corrections,
+the knowledge bar and its reasons, corroboration, edges, verbatim evidence, clean summaries,
+failure isolation and speed. No parser, no Textual."""
 
 from __future__ import annotations
 
@@ -102,6 +103,14 @@ def message_of(session: ParsedSession, node: ExtractedNode) -> TranscriptMessage
     return message
 
 
+def pending(result: WarmResult) -> list[ExtractedNode]:
+    return [n for n in result.nodes if not n.suppressed]
+
+
+def prompt(t: Transcript, text: str) -> None:
+    t.add(text, role="user", kind="prompt")
+
+
 # --------------------------------------------------------------------------- keywords
 
 
@@ -141,126 +150,316 @@ def test_keyword_phrases_belong_to_one_type_each() -> None:
     assert set(KEYWORDS) == set(NODE_TYPES)
 
 
-def test_evidence_is_the_triggering_sentence() -> None:
+def test_evidence_is_the_triggering_sentence_and_the_summary_its_finding() -> None:
     t = Transcript()
-    t.say("I ran the suite twice. Maybe the fixture leaks state between tests. Next step.")
+    t.say("I ran the suite twice. Maybe `conftest.py` leaks the `db` fixture. Next step.")
     node = only(t.extract(), "HYPOTHESIS")
-    assert node.evidence == "Maybe the fixture leaks state between tests."
-    assert node.summary == "Hypothesis: Maybe the fixture leaks state between tests."
+    assert node.evidence == "Maybe `conftest.py` leaks the `db` fixture."
+    assert node.summary == "Maybe `conftest.py` leaks the `db` fixture."
+
+
+def test_the_finding_is_cut_from_its_opener_and_may_come_a_sentence_later() -> None:
+    t = Transcript()
+    t.say(
+        "Ah, I see! Let me look closer. I can see that `settings.py` reads `DB_POOL_SIZE`"
+        " before `.env` is loaded, so the override never applies."
+    )
+    node = only(t.extract(), "DISCOVERY")
+    assert node.summary == (
+        "`settings.py` reads `DB_POOL_SIZE` before `.env` is loaded, so the override never applies."
+    )
+    assert not node.suppressed
 
 
 def test_a_sentence_ending_in_a_colon_takes_what_follows() -> None:
     t = Transcript()
-    t.say("Checked the logs.\nThe root cause is:\n- the cache key ignores the locale\n- other")
+    t.say("Checked the logs.\nThe root cause is:\n- the cache key ignores the `LANG` locale\n- x")
     node = only(t.extract(), "DISCOVERY")
-    assert node.evidence == "The root cause is:\n- the cache key ignores the locale"
-    assert node.summary == "Discovery: The root cause is: - the cache key ignores the locale."
+    assert node.evidence == "The root cause is:\n- the cache key ignores the `LANG` locale"
+    assert node.summary == "The cache key ignores the `LANG` locale."  # the finding itself
 
 
-# --------------------------------------------------------------------------- errors
+# --------------------------------------------------------------------------- the bar
 
 
-def test_error_then_the_same_command_succeeding_is_a_dead_end_and_a_solution() -> None:
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("Let me check the file structure to see what we have.", "narration"),
+        ("I'll create a basic CLAUDE.md file that provides a foundation.", "narration"),
+        ("Ah, I see!", "narration"),
+        ("Perfect! Now let me look at the tests.", "narration"),
+        ("It seems the directory got lost.", "content words"),
+        ("I found that it works differently than expected in this case.", "names no file"),
+        ("CLAUDE.md has been created with documentation of the project structure.", "report"),
+        ("That wasn't it: the `ssl` module is fine.", "self-contained"),
+    ],
+)
+def test_narration_and_vague_statements_are_suppressed_with_a_reason(
+    text: str, reason: str
+) -> None:
     t = Transcript()
-    failure = (
-        "Exit code 1\n\x1b[31mTraceback (most recent call last):\n"
-        '  File "/app/tests/api/test_client.py", line 1, in <module>\n'
-        "    from api import Client\nImportError: cannot import name 'Client'\x1b[0m\n"
+    t.say(text)
+    result = t.extract()
+    assert result.nodes, "a candidate is kept (suppressed), never dropped"
+    assert pending(result) == []
+    assert all(reason in n.suppressed for n in result.nodes), [n.suppressed for n in result.nodes]
+
+
+def test_a_specific_fact_passes_with_its_informativeness() -> None:
+    t = Transcript()
+    t.say("It turns out `pg_stat_statements` is only installed in the `payments` database.")
+    (node,) = pending(t.extract())
+    assert node.type == "DISCOVERY"
+    assert node.informativeness >= 0.35
+    assert node.summary.startswith("`pg_stat_statements` is only installed")
+
+
+# --------------------------------------------------------------------------- episodes
+
+IMPORT_ERROR = (
+    "Exit code 1\n\x1b[31mTraceback (most recent call last):\n"
+    '  File "/app/tests/api/test_client.py", line 1, in <module>\n'
+    "    from api import Client\nImportError: cannot import name 'Client' from 'api'\x1b[0m\n"
+)
+
+
+def test_a_failure_and_what_fixed_it_are_a_dead_end_and_a_solution() -> None:
+    t = Transcript()
+    t.run("Bash", IMPORT_ERROR, error=True, command="pytest tests/api")
+    t.run(
+        "Edit",
+        "The file /app/src/api/__init__.py has been updated.",
+        file_path="/app/src/api/__init__.py",
+        old_string="from .client import HttpClient",
+        new_string="from .client import HttpClient as Client",
     )
-    t.run("Bash", failure, error=True, command="pytest tests/api")
     t.run(
         "Bash", "collected 3 items\n\n===== 3 passed in 0.12s =====\n", command="pytest tests/api"
     )
     result = t.extract()
     dead, fix = only(result, "DEAD_END"), only(result, "SOLUTION")
     assert (dead.confidence, fix.confidence) == (0.60, 0.60)
-    assert (dead.line_start, fix.line_start) == (3, 7)
-    assert (
-        dead.summary
-        == "Dead end: `pytest tests/api` failed with ImportError: cannot import name 'Client'."
+    assert (dead.line_start, dead.line_end) == (1, 4)
+    assert (fix.line_start, fix.line_end) == (5, 12)
+    assert dead.summary == (
+        "`pytest tests/api` fails with ImportError: cannot import name 'Client' from 'api'."
     )
-    assert dead.evidence.startswith("ImportError: cannot import name 'Client'")
-    assert fix.summary == "Solution: `pytest tests/api` succeeded: ===== 3 passed in 0.12s =====."
+    assert dead.evidence == "ImportError: cannot import name 'Client' from 'api'"
+    assert fix.summary.startswith(
+        "`pytest tests/api` succeeds after editing `__init__.py` (`from .client import"
+        " HttpClient` → `from .client import HttpClient as Client`)"
+    )
+    assert not dead.suppressed
+    assert not fix.suppressed
     assert [(e.source, e.target, e.type) for e in result.edges] == [(dead.key, fix.key, "resolved")]
-    assert dead.key == "warm:error_resolution:main.jsonl:3-4:DEAD_END"  # fmt: skip
+    assert dead.key == "warm:episode:main.jsonl:1-4:DEAD_END"
 
 
-def test_a_different_command_succeeding_is_not_a_resolution() -> None:
+def test_a_solution_names_the_flags_that_changed_and_what_feeds_the_command() -> None:
+    t = Transcript()
+    prompt_output = "? Would you like to use Turbopack? › No / Yes\nnpm warn config ignored"
+    t.run("Bash", prompt_output, command="npx create-next-app@latest web --app")
+    t.run("Bash", prompt_output, command='echo "" | npx create-next-app@latest web --app --src-dir')
+    done = "Initialized a git repository.\n\nSuccess! Created web at /w/web"
+    command = 'yes "" | npx create-next-app@latest web --app --src-dir --no-turbopack'
+    t.run("Bash", done, command=command)
+    result = t.extract()
+    dead, fix = only(result, "DEAD_END"), only(result, "SOLUTION")
+    assert dead.summary == (
+        "`npx create-next-app@latest web --app` stops at ? Would you like to use Turbopack?"
+        " › No / Yes (2 attempts)."
+    )
+    assert "adding `--src-dir`, `--no-turbopack`" in fix.summary
+    assert 'piping `yes ""` into it' in fix.summary
+
+
+def test_installing_a_dependency_is_named_as_the_change() -> None:
     t = Transcript()
     t.run(
         "Bash",
-        "Exit code 2\nmake: *** No rule to make target 'dist'.",
+        "error TS2307: Cannot find module 'zod' or its corresponding type declarations.",
         error=True,
-        command="make dist",
+        command="npx tsc --noEmit",
     )
-    t.run("Bash", "README.md\nsrc\n", command="ls")
-    t.run("Read", "1\tprint('hi')", file_path="/app/main.py")
+    t.run("Bash", "added 1 package in 2s", command="npm install zod@3.23.8")
+    t.run("Bash", "", command="npx tsc --noEmit")
+    fix = only(t.extract(), "SOLUTION")
+    assert "running `npm install zod@3.23.8`" in fix.summary
+
+
+def test_a_retry_loop_on_one_target_is_one_dead_end() -> None:
+    t = Transcript()
+    for _ in range(4):
+        t.run(
+            "Bash",
+            "> Build error occurred\n[TypeError: generate is not a function]",
+            error=True,
+            command="npm run build",
+        )
+    result = t.extract()
+    (dead,) = pending(result)
+    assert dead.summary == (
+        "`npm run build` fails with [TypeError: generate is not a function] (4 attempts)."
+    )
+    assert (dead.line_start, dead.line_end) == (1, 16)
+
+
+def test_a_success_that_ends_no_failure_is_never_a_node() -> None:
+    t = Transcript()
+    t.run("Bash", "===== 12 passed in 1.1s =====", command="pytest")
+    t.run("Bash", "Task succeeded", command="make build")
+    t.run("Task", "Task succeeded", description="set up", prompt="do it")
     assert t.extract().nodes == ()
 
 
-def test_editing_the_same_file_resolves_an_edit_error() -> None:
+def test_a_different_command_succeeding_closes_nothing() -> None:
     t = Transcript()
-    error = (
-        "<tool_use_error>File has not been read yet. Read it first before writing to it."
-        "</tool_use_error>"
-    )
+    t.run("Bash", "Exit code 2\nmake: *** No rule to make target 'dist'.", error=True,
+          command="make dist")  # fmt: skip
+    t.run("Bash", "README.md\nsrc\n", command="ls")
+    t.run("Bash", "ok", command="make test")
+    result = t.extract()
+    assert of_type(result, "SOLUTION") == []
+    assert [n.type for n in pending(result)] == ["DEAD_END"]
+
+
+def test_a_rerun_with_nothing_changed_is_no_solution() -> None:
+    t = Transcript()
+    t.run("Bash", "FAILED tests/test_a.py::test_x - AssertionError", error=True, command="pytest")
+    t.run("Bash", "1 passed", command="pytest")
+    fix = only(t.extract(), "SOLUTION")
+    assert fix.suppressed == "passed again with nothing changed in between"
+
+
+def test_agent_harness_errors_are_kept_out_with_the_reason() -> None:
+    t = Transcript()
+    error = "<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>"  # noqa: E501
     t.run("Edit", error, error=True, file_path="/app/page.tsx", old_string="a", new_string="b")
     t.run("Read", "1\texport default function Page() {}", file_path="/app/page.tsx")
     t.run("Edit", "The file /app/page.tsx has been updated.", file_path="/app/page.tsx")
     result = t.extract()
     dead = only(result, "DEAD_END")
-    assert dead.evidence == "File has not been read yet. Read it first before writing to it."
-    assert dead.summary == (
-        "Dead end: Edit of `/app/page.tsx` failed with File has not been read yet. "
-        "Read it first before writing to it."
-    )
-    assert only(result, "SOLUTION").line_start == 11
-    assert edges(result) == {("DEAD_END", "resolved", "SOLUTION")}
+    assert dead.suppressed.startswith("agent mechanics")
+    assert of_type(result, "SOLUTION") == []
 
 
-@pytest.mark.parametrize(("distance", "paired"), [(1, True), (8, True), (9, False)])
-def test_resolution_must_come_within_eight_messages(distance: int, paired: bool) -> None:
+def test_routine_commands_failing_are_kept_out_unless_the_machine_speaks() -> None:
     t = Transcript()
-    t.run(
-        "Bash",
-        "Exit code 1\nModuleNotFoundError: No module named 'httpx'",
-        error=True,
-        command="python app.py",
-    )
-    t.filler(distance - 1)
-    t.say("The import works now.")
+    t.run("Bash", "ls: cannot access 'types/': No such file or directory", error=True,
+          command="ls -la types/")  # fmt: skip
+    t.run("Bash", "lsd: 3: No such file or directory (os error 2).", error=True,
+          command="tree /w -I 'node_modules|.git' -L 3")  # fmt: skip
     result = t.extract()
-    assert bool(of_type(result, "DEAD_END")) is paired
-    assert (("DEAD_END", "resolved", "SOLUTION") in edges(result)) is paired
-    # The assistant's own words are a keyword SOLUTION either way; paired, two strategies agree.
-    assert only(result, "SOLUTION").confidence == (0.65 if paired else 0.45)
+    ls, tree = of_type(result, "DEAD_END")
+    assert ls.suppressed.startswith("a routine command")
+    assert not tree.suppressed  # `tree` answered by `lsd`: an alias on this machine
+    assert "lsd: 3" in tree.summary
 
 
-def test_pairing_never_crosses_into_a_subagent() -> None:
+def test_output_that_shows_a_failure_counts_without_is_error() -> None:
+    t = Transcript()
+    t.run("Bash", "===== 2 failed, 10 passed in 3.2s =====", command="pytest tests")
+    t.run("Bash", "FAILED x", command="gh run view 42 --log-failed | grep FAILED")
+    result = t.extract()
+    (dead,) = pending(result)
+    assert dead.summary.startswith("`pytest tests` fails with")
+
+
+@pytest.mark.parametrize(
+    ("command", "family"),
+    [
+        ("cd app && npm run build 2>&1 | tail -20", "npm run build"),
+        ("npx tsc --noEmit --skipLibCheck", "npx tsc"),
+        ("python -m pytest -x tests", "python -m pytest"),
+        ("kubectl -n api rollout status deploy/api", "kubectl rollout"),
+        ("alembic upgrade head", "alembic upgrade"),
+        ("alembic heads && alembic history -r 0187: | head -5", "alembic history"),
+        ("pytest tests/api -q", "pytest"),
+        ("tree /w -I 'node_modules|.git' -L 3", "tree"),
+        ("cat > types/README.md << 'EOF'\n# a | b\nEOF", "cat"),
+        ("sudo FOO=1 /usr/bin/make -C build install", "make install"),
+    ],
+)
+def test_the_command_family_is_the_target_of_an_episode(command: str, family: str) -> None:
+    from store.ingest.snippets import program
+
+    assert program(command) == family
+
+
+def test_episodes_never_cross_into_a_subagent() -> None:
     t = Transcript()
     t.run("Bash", "Exit code 1\nerror: build failed", error=True, command="npm run build")
-    t.say("Fixed, the build works now.", file="main/subagents/agent-a1.jsonl")
+    t.run("Bash", "built", command="npm run build", file="main/subagents/agent-a1.jsonl")
     result = t.extract()
-    assert of_type(result, "DEAD_END") == []
+    assert of_type(result, "SOLUTION") == []
     assert result.edges == ()
 
 
-# --------------------------------------------------------------------------- conclusions
+# --------------------------------------------------------------------------- people and beliefs
 
 
-def test_explicit_conclusion_is_a_discovery_at_065() -> None:
+def test_a_declined_call_and_the_users_reason_are_a_pivot() -> None:
     t = Transcript()
-    t.say("The problem was that the cache key ignores the locale.")
-    (node,) = t.extract().nodes
-    assert (node.type, node.confidence, node.strategy) == ("DISCOVERY", 0.65, "conclusion")
-    assert node.evidence == "The problem was that the cache key ignores the locale."
+    declined = (
+        "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if"
+        " it was a file edit, the new_string was NOT written to the file)."
+    )
+    t.run("Bash", declined, error=True, command="npm install lodash")
+    prompt(t, "no, we use pnpm in this repo, never npm: the lockfile is pnpm-lock.yaml")
+    result = t.extract()
+    pivot = only(result, "PIVOT")
+    assert pivot.strategy == "correction"
+    assert not pivot.suppressed
+    assert "pnpm" in pivot.summary
+    assert pivot.summary.startswith("The user declined")
+    assert of_type(result, "DEAD_END")[0].suppressed.startswith("agent mechanics")
 
 
-def test_conclusion_that_states_a_fix_is_a_solution() -> None:
+def test_a_user_correction_after_an_action_is_a_pivot() -> None:
     t = Transcript()
-    t.say("The issue was a stale lock file; deleting it resolves the hang.")
+    prompt(t, "Add a retry to the payments client.")
+    t.run("Edit", "updated", file_path="/app/client.py", old_string="a", new_string="b")
+    prompt(t, "Don't retry POST /charges: it is not idempotent, use the `Idempotency-Key` header.")
+    pivot = only(t.extract(), "PIVOT")
+    assert pivot.summary.startswith("The user corrected the agent:")
+    assert "Idempotency-Key" in pivot.summary
+
+
+def test_an_announced_pivot_needs_a_failure_before_it() -> None:
+    t = Transcript()
+    t.say("The app uses `title` instead of `text` in `src/types/index.ts`.")
     (node,) = t.extract().nodes
-    assert (node.type, node.confidence, node.strategy) == ("SOLUTION", 0.65, "conclusion")
+    assert node.type == "DISCOVERY"  # a fact with "instead", not a change of approach
+
+
+def test_a_hypothesis_a_later_finding_settles_is_not_kept() -> None:
+    t = Transcript()
+    t.say("Maybe `refund_number_seq` is reset by the `db` fixture.")
+    t.say("It turns out `refund_number_seq` is shared by all four xdist workers.")
+    result = t.extract()
+    assert only(result, "HYPOTHESIS").suppressed == "settled by a later finding of the session"
+    assert not only(result, "DISCOVERY").suppressed
+
+
+def test_a_claimed_fix_the_user_says_still_fails_is_not_a_solution() -> None:
+    t = Transcript()
+    t.say("The fix is to set `SESSION_COOKIE_SECURE = False` in `settings/dev.py`.")
+    prompt(t, "It still fails with the same CSRF error in the browser.")
+    assert only(t.extract(), "SOLUTION").suppressed.startswith("the user's next message")
+
+
+def test_a_discovery_the_tool_output_bears_out_gets_more_confidence() -> None:
+    said = "The problem is that the readiness probe on `/healthz` returns 503 for the new pods."
+    alone, confirmed = Transcript(), Transcript()
+    alone.run("Bash", "NAME READY\napi-6d9 1/1", command="kubectl get pods")
+    confirmed.run("Bash", "api-6d9 0/1 readiness: GET /healthz 503", command="kubectl get pods")
+    for t in (alone, confirmed):
+        t.say(said)
+    plain, borne_out = only(alone.extract(), "DISCOVERY"), only(confirmed.extract(), "DISCOVERY")
+    assert plain.confidence == 0.65
+    assert borne_out.confidence == 0.70
+    assert borne_out.informativeness > plain.informativeness
 
 
 # --------------------------------------------------------------------------- corroboration
@@ -268,7 +467,7 @@ def test_conclusion_that_states_a_fix_is_a_solution() -> None:
 
 def test_corroboration_adds_005_to_the_higher_confidence() -> None:
     t = Transcript()
-    t.say("The fix was to pin httpx below 0.28.")  # conclusion 0.65, keyword "the fix" 0.45
+    t.say("The fix was to pin `httpx` below 0.28.")  # conclusion 0.65, keyword "the fix" 0.45
     (node,) = t.extract().nodes
     assert (node.type, node.confidence, node.strategy) == ("SOLUTION", 0.70, "conclusion")
     assert node.key == "warm:conclusion:main.jsonl:1-2:SOLUTION"
@@ -277,21 +476,23 @@ def test_corroboration_adds_005_to_the_higher_confidence() -> None:
 def test_corroboration_is_capped_at_075() -> None:
     t = Transcript()
     # Five DISCOVERY phrases (0.70) and an explicit conclusion (0.65): one node, 0.75.
-    t.say("It turns out I found the root cause: interesting, the culprit is the cache.")
+    t.say("It turns out I found the root cause: interesting, the culprit is `cache.py`.")
     (node,) = of_type(t.extract(), "DISCOVERY")
     assert node.confidence == 0.75
 
 
-def test_one_strategy_twice_is_not_corroboration() -> None:
+def test_explicit_conclusion_is_a_discovery_at_065() -> None:
     t = Transcript()
-    t.run("Bash", "Exit code 1\nerror: one", error=True, command="cargo build")
-    t.run("Bash", "Exit code 1\nerror: two", error=True, command="cargo build")
-    t.run("Bash", "Finished dev profile", command="cargo build")
-    result = t.extract()
-    assert only(result, "SOLUTION").confidence == 0.60
-    assert len(of_type(result, "DEAD_END")) == 2
-    assert edges(result) == {("DEAD_END", "resolved", "SOLUTION")}
-    assert len(result.edges) == 2
+    t.say("The problem was that the cache key in `cache.py` ignores the locale.")
+    (node,) = t.extract().nodes
+    assert (node.type, node.confidence, node.strategy) == ("DISCOVERY", 0.65, "conclusion")
+
+
+def test_conclusion_that_states_a_fix_is_a_solution() -> None:
+    t = Transcript()
+    t.say("The issue was a stale `.git/index.lock`; deleting it resolves the hang.")
+    (node,) = t.extract().nodes
+    assert (node.type, node.confidence, node.strategy) == ("SOLUTION", 0.65, "conclusion")
 
 
 # --------------------------------------------------------------------------- edges
@@ -312,16 +513,9 @@ def test_hypothesis_informs_the_next_investigation() -> None:
 
 def test_dead_end_triggers_the_next_pivot() -> None:
     t = Transcript()
-    t.say("That didn't work.")
-    t.say("Let's try a different approach.")
-    assert edges(t.extract()) == {("DEAD_END", "triggered_pivot", "PIVOT")}
-
-
-def test_edges_run_forward_within_a_message() -> None:
-    t = Transcript()
-    t.say("That didn't work, so let's try pinning the version.")
-    t.say("Let me check the lock file. Maybe it is outdated.")
-    assert edges(t.extract()) == {("DEAD_END", "triggered_pivot", "PIVOT")}
+    t.run("Bash", "Exit code 1\nerror: linker `cc` not found", error=True, command="cargo build")
+    t.say("Let's try a different approach: switch to the `musl` target.")
+    assert ("DEAD_END", "triggered_pivot", "PIVOT") in edges(t.extract())
 
 
 def test_edges_stay_within_a_stream_and_a_window() -> None:
@@ -358,15 +552,17 @@ def test_prompts_compactions_and_skill_bodies_are_not_reasoning() -> None:
     node = only(result, "CONTEXT_LOAD")
     assert [n.type for n in result.nodes] == ["CONTEXT_LOAD"]
     assert node.evidence == "Base directory for this skill: /home/dev/.claude/skills/pdf-tools"
-    assert node.summary == "Context: loaded skill `pdf-tools`."
+    assert node.summary == "Loaded skill `pdf-tools`."
     assert node.line_start == 5
+    assert node.suppressed.startswith("a skill load")
 
 
-def test_launching_a_skill_is_a_context_load() -> None:
+def test_launching_a_skill_is_a_context_load_kept_out_of_the_queue() -> None:
     t = Transcript()
     t.run("Skill", "Launching skill: elixir:hex-docs-search", skill="elixir:hex-docs-search")
     node = only(t.extract(), "CONTEXT_LOAD")
-    assert node.summary == "Context: launched skill `elixir:hex-docs-search`."
+    assert node.summary == "Launched skill `elixir:hex-docs-search`."
+    assert node.suppressed
 
 
 def test_tool_output_is_not_mined_for_keywords() -> None:
@@ -406,21 +602,22 @@ def test_evidence_is_verbatim_and_summaries_are_clean() -> None:
     t = rich_transcript()
     session = t.session()
     result = extract_warm(session)
-    assert len(result.nodes) >= 10
+    assert len(result.nodes) >= 8
     assert result.problems == ()
+    texts = {m.line_start: m for m in session.messages}
     for node in result.nodes:
-        message = message_of(session, node)
-        sources = [message.text, *(r.text for r in message.tool_results)]
+        covered = [m for start, m in texts.items() if node.line_start <= start <= node.line_end]
+        sources = [t for m in covered for t in (m.text, *(r.text for r in m.tool_results))]
         assert node.evidence
         assert any(node.evidence in text for text in sources), node
         assert len(node.evidence) <= 400
-        assert 0 < len(node.summary) <= 200
+        assert 0 < len(node.summary) <= 220
         for junk in ("<tool_use_error>", "<system-reminder>", "<command-name>", "\x1b", "[31m"):
             assert junk not in node.summary, node.summary
         assert "Remember the todo list" not in node.summary
         assert ANTHROPIC[4:20] not in node.summary
         assert JWT[:20] not in node.summary
-        assert node.summary.endswith((".", "!", "?", "…"))
+        assert node.summary.endswith((".", "!", "?", "…", "`"))
         assert node.tier == "warm"
         assert node.type in NODE_TYPES
 
@@ -435,7 +632,7 @@ def test_secrets_stay_verbatim_in_evidence_but_not_in_summaries() -> None:
     assert "Bearer [REDACTED" in curl[0].summary
 
 
-def test_giant_error_output_gives_its_first_meaningful_line() -> None:
+def test_giant_error_output_gives_its_meaningful_line() -> None:
     result = rich_transcript().extract()
     dead = next(n for n in of_type(result, "DEAD_END") if "AssertionError" in n.evidence)
     assert dead.evidence == "AssertionError: expected 3"
@@ -445,7 +642,7 @@ def test_giant_error_output_gives_its_first_meaningful_line() -> None:
 def test_same_input_same_nodes_keys_and_order() -> None:
     first, second = rich_transcript().extract(), rich_transcript().extract()
     assert first == second
-    pattern = re.compile(r"warm:(keywords|error_resolution|conclusion):[^:]+:\d+-\d+:[A-Z_]+")
+    pattern = re.compile(r"warm:(keywords|episode|conclusion|correction):[^:]+:\d+-\d+:[A-Z_]+")
     assert all(pattern.fullmatch(n.key) for n in first.nodes)
     assert len({n.key for n in first.nodes}) == len(first.nodes)
     for n in first.nodes:
@@ -466,7 +663,7 @@ def test_a_failing_strategy_is_reported_and_the_others_still_run(
     monkeypatch.setattr(warm, "_STRATEGIES", tuple(strategies.items()))
     result = rich_transcript().extract()
     assert result.problems == ("strategy keywords failed: RuntimeError: boom",)
-    assert {n.strategy for n in result.nodes} == {"error_resolution", "conclusion"}
+    assert {n.strategy for n in result.nodes} == {"episode", "conclusion"}
     assert ("DEAD_END", "resolved", "SOLUTION") in edges(result)
 
 

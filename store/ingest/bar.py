@@ -1,0 +1,189 @@
+"""The knowledge bar (DESIGN §6): is a candidate node worth a reviewer's time?
+
+A node passes when a teammate who never saw the session learns something reusable from its
+summary alone: it is **specific** (names a file, command, flag, library, error, setting or
+version), **self-contained** (does not lean on "it", "this", "the issue"), and **not routine**
+(narration of intent, reading or listing, a success that ended no failure). The warm tier's
+rules set a candidate's *confidence*; this module scores how *informative* its summary is
+and says why a candidate is kept out of the queue (`suppressed`, never lost).
+
+Everything here reads the language of the summary, never a particular project's words:
+entities are recognised by their shape (code spans, paths, flags, versions, error codes,
+identifiers in code case), causal and factual clauses by function words.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+
+#: Pending needs at least this informativeness; below it a candidate is suppressed.
+MIN_INFORMATIVENESS = 0.35
+
+#: Sentence openings that narrate what the agent is about to do or how it feels.
+NARRATION = re.compile(
+    r"""^(?:(?:ok(?:ay)?|alright|all\ right|great|perfect|excellent|good|nice|awesome|sure
+    |ah|oh|hmm|wait|now|so|well|right|yes|done|first|next|then|finally|also|actually)
+    \b[\s,.!:;—-]*)*
+    (?:let\ me|let's|let\ us|i'll|i\ will|i'm\ going\ to|i\ am\ going\ to|i\ need\ to
+    |i\ should|i\ want\ to|i'd\ like\ to|we\ need\ to|we'll|we\ should|i'm\ now|now\ i
+    |i\ can\ (?:now\ )?see|i\ see|i\ notice|i\ understand|i've\ (?:now\ )?(?:created|updated
+    |added|made|written|fixed|completed|finished|implemented|set\ up|run|checked)
+    |i\ have\ (?:now\ )?(?:created|updated|added|made|written|completed|finished)
+    |time\ to|moving\ on|looking\ at|checking|trying|going\ to)\b""",
+    re.IGNORECASE | re.VERBOSE,
+)
+#: An opening with nothing after it worth keeping ("Ah, I see!", "Let me try again.").
+EMPTY_FEELING = re.compile(
+    r"^(?:ok(?:ay)?|great|perfect|excellent|good|nice|ah|oh|hmm|interesting|done|yes|no"
+    r"|sure|right|got it|i see|that worked|it worked|success(?:ful)?)\b[\s!.,:]*$",
+    re.IGNORECASE,
+)
+#: A report of work done, not something learned ("X has been created", "Successfully…").
+REPORT = re.compile(
+    r"^(?:(?:\S+\s+){0,8}(?:has|have) been (?:successfully )?(?:created|updated|added|written"
+    r"|implemented|completed|generated|set up|configured|installed|documented|cleaned up)\b"
+    r"|successfully\b|(?:i|we) (?:have |'ve )?(?:successfully )?(?:created|updated|added"
+    r"|implemented|completed|written|built|finished|set up)\b|all (?:tasks|todos) (?:are )?"
+    r"(?:done|completed)\b)",
+    re.IGNORECASE,
+)
+#: Openings that lean on something the summary does not say.
+DANGLING = re.compile(
+    r"^(?:it|this|that|these|those|they|here|there|which|the same)\b(?!\s+(?:is|are)\s+(?:that"
+    r"|why))",
+    re.IGNORECASE,
+)
+#: Function words that state a cause, a consequence or a requirement.
+CAUSAL = re.compile(
+    r"\b(?:because|since|caused by|due to|so that|which means|means that|leads? to|results? in"
+    r"|root cause|the reason|turns? out|requires?|needs? to be|must|only works|does not support"
+    r"|doesn't support|is not supported|instead of|rather than|fails? (?:with|when|if|because)"
+    r"|breaks?|broke|prevents?|blocks?|conflicts? with|depends on|expects?|ignores?|overrides?"
+    r"|after|unless|whenever|when)\b",
+    re.IGNORECASE,
+)
+
+_CODE_SPAN = re.compile(r"`[^`\n]{2,200}`")
+_PATH = re.compile(r"(?:^|[\s(\"'])(?:~|\.{1,2})?/?(?:[\w.@-]+/)+[\w.@-]+")
+_FILE = re.compile(r"\b[\w-]+\.(?:[a-z]{1,5}|[A-Z]{1,4})\b")
+_FLAG = re.compile(r"(?:^|\s)--?[a-zA-Z][\w-]*")
+_VERSION = re.compile(r"\bv?\d+\.\d+(?:\.\d+)*\b|@\d+(?:\.\d+)*\b")
+_ERROR_CODE = re.compile(
+    r"\b(?:[A-Z]{2,}\d{2,}|E[A-Z]{3,}|[A-Z][a-z]+(?:Error|Exception|Warning)|HTTP \d{3}"
+    r"|\d{3} (?:Not Found|Forbidden|Unauthorized|Bad Request|Internal Server Error))\b"
+)
+_CODE_CASE = re.compile(
+    r"\b(?:[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*|[a-z]+_[a-z0-9_]+|[A-Z][A-Z0-9]*_[A-Z0-9_]+"
+    r"|\w+\(\))"
+)
+_PROPORTION = re.compile(r"\b\d[\d,.]* (?:of|out of) (?:the )?(?:[\w'-]+ )?\d[\d,.]*\b")
+_NUMBER_UNIT = re.compile(
+    r"\b\d+(?:\.\d+)?\s?(?:ms|s|sec|seconds?|minutes?|MB|GB|KB|%|x|rows?|connections?|bytes)\b"
+)
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]+")
+#: Words with no content of their own.
+STOPWORDS = frozenset(
+    """a an the and or but if then so to of in on at by for with from as into onto up out is
+    are was were be been being am it its this that these those there here i me my we our you
+    your they them he she let now just also all any some more most very can could would should
+    will shall may might must do does did done has have had not no yes ok okay which what when
+    where who how why than too only still again about over after before while because since
+    get got make made see seen try tried use used going go need needs want wants""".split()
+)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """How informative a summary is (0..1), and why it is kept out of the queue ("" if not)."""
+
+    informativeness: float
+    reason: str = ""
+
+    @property
+    def passes(self) -> bool:
+        return not self.reason
+
+
+def entities(text: str) -> list[str]:
+    """Specific things a summary names (see `_entities`)."""
+    return list(_entities(text))
+
+
+@lru_cache(maxsize=4096)
+def _entities(text: str) -> tuple[str, ...]:
+    """Specific things a summary names: code spans, paths, files, flags, versions, error
+    classes and codes, identifiers in code case, measured numbers and proportions ("52 of
+    the 60"), each once."""
+    found: dict[str, None] = {}
+    spans = _CODE_SPAN.findall(text)
+    for span in spans:
+        found.setdefault(span.strip("`").lower(), None)
+    plain = _CODE_SPAN.sub(" ", text)
+    for pattern in (
+        _PATH, _FILE, _FLAG, _VERSION, _ERROR_CODE, _CODE_CASE, _NUMBER_UNIT, _PROPORTION
+    ):  # fmt: skip
+        for match in pattern.findall(plain):
+            token = match.strip(" \t\n(\"'").lower()
+            if len(token) > 1:
+                found.setdefault(token, None)
+    return tuple(found)
+
+
+def content_words(text: str) -> list[str]:
+    return [w.lower() for w in _WORD.findall(text) if w.lower() not in STOPWORDS]
+
+
+def is_narration(text: str) -> bool:
+    """An opening that narrates intent or feeling instead of stating something."""
+    clause = text.strip().lstrip("#*->•").strip()
+    return bool(NARRATION.match(clause) or EMPTY_FEELING.match(clause))
+
+
+@lru_cache(maxsize=4096)
+def informativeness(text: str, confirmed: bool = False) -> float:
+    """0..1: specific entities weigh most, then a causal or factual clause, then enough
+    content words; a statement the tool output just before it bears out (`confirmed`)
+    counts a little more."""
+    named = len(entities(text))
+    words = len(content_words(text))
+    score = (0.25 + 0.15 * (min(named, 3) - 1)) if named else 0.0
+    score += (0.2 if CAUSAL.search(text) else 0.0) + min(words, 10) / 10 * 0.2
+    score += 0.1 if confirmed else 0.0
+    return round(max(0.0, min(1.0, score)), 3)
+
+
+def judge(
+    summary: str, *, routine: str = "", novelty: float = 1.0, confirmed: bool = False
+) -> Verdict:
+    """The bar for one candidate summary. `routine` names why the action it reports is
+    routine ("" when it is not); `novelty` is how much of it is new in the session (0..1);
+    `confirmed`: tool output just before it bears it out."""
+    score = informativeness(summary, confirmed)
+    if routine:
+        return Verdict(score, routine)
+    if is_narration(summary):
+        return Verdict(score, "narration of intent, not a finding")
+    if REPORT.match(summary.strip()):
+        return Verdict(score, "a report of work done, not a finding")
+    if len(content_words(summary)) < 4:
+        return Verdict(score, "fewer than four content words")
+    if not entities(summary):
+        return Verdict(score, "names no file, command, setting, error or version")
+    if DANGLING.match(summary.strip()):
+        return Verdict(score, "not self-contained (leans on an earlier sentence)")
+    if novelty < 0.3:
+        return Verdict(score, "repeats an earlier node of the session")
+    if score < MIN_INFORMATIVENESS:
+        return Verdict(score, f"too little information ({score:.2f} < {MIN_INFORMATIVENESS})")
+    return Verdict(score)
+
+
+def novelty(words: Iterable[str], seen: set[str]) -> float:
+    """Share of `words` not in `seen` (1.0 for nothing to compare)."""
+    unique = set(words)
+    if not unique:
+        return 1.0
+    return len(unique - seen) / len(unique)

@@ -1,0 +1,39 @@
+"""A node the warm tier proposes, while it is still tied to its messages (shared by the
+strategies in `episodes`, `statements` and the orchestration in `warm`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from store.models import TranscriptMessage
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class Candidate:
+    """One proposed node: where it is (stream, position, lines), what it quotes, how sure the
+    rules are (`confidence`), its summary, and — when the bar keeps it out of the queue —
+    why (`suppressed`)."""
+
+    strategy: str
+    type: str
+    message: TranscriptMessage  # the message it is anchored on (orders nodes)
+    stream: int
+    pos: int  # position of `message` in its stream
+    anchor: int  # offset of the trigger in the message's text: orders nodes within it
+    evidence: str  # verbatim transcript text
+    confidence: float
+    summary: str
+    line_start: int
+    line_end: int
+    #: Why the action it reports is routine or agent mechanics ("" when it is not).
+    routine: str = ""
+    informativeness: float = 0.0
+    suppressed: str = ""  # why it is kept out of the pending queue ("" = it passes)
+
+    @property
+    def file(self) -> str:
+        return self.message.file
+
+    @property
+    def key(self) -> str:
+        return f"warm:{self.strategy}:{self.file}:{self.line_start}-{self.line_end}:{self.type}"

@@ -1,0 +1,344 @@
+"""Episodes from the tool structure (issue 11): dead ends and solutions come from what the
+agent ran, not from what it said.
+
+A failing action starts an episode: a result flagged `is_error`, or output that shows a
+failure (a non-zero exit, failing tests, a compiler error, a traceback, a prompt the command
+stopped at). The following attempts on the same target (the same command family, e.g.
+`npx tsc` or `npm run build`) are its steps; the attempt that then succeeds closes it. The
+episode gives one DEAD_END (what was tried, the error's gist, how many attempts) and, when it
+closed, one SOLUTION that says what changed between the first failing attempt and the one
+that worked: the flags or arguments that differ, the edits made in between (file and the gist
+of old → new), the dependencies installed. The two are joined by `resolved`.
+
+What is not an episode: a success that ended no failure (never a node), the agent harness's
+own tool errors (`store.ingest.harness`), and routine commands whose failures say nothing
+about the project (listing, reading, searching, moving around): those failures are kept as
+suppressed candidates with the reason.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+from store.ingest import snippets
+from store.ingest.candidates import Candidate
+from store.ingest.harness import HarnessError, harness_error
+from store.models import ToolResult, ToolUse, TranscriptMessage
+
+CONFIDENCE = 0.60
+#: Tools whose calls are never episodes: reading and searching, planning, subagents (their
+#: own failures are in the subagent's stream).
+QUIET_TOOLS = frozenset(
+    "Read Glob Grep LS NotebookRead TodoWrite TodoRead Task Agent ExitPlanMode WebSearch"
+    " BashOutput KillBash KillShell Skill SlashCommand".split()
+)
+EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
+#: Programs run to look around, not to build, test or change the project.
+ROUTINE_PROGRAMS = frozenset(
+    "ls cat head tail less more find fd grep egrep rg ag tree pwd cd echo printf which whereis"
+    " type wc file stat du df env printenv date whoami id uname hostname ps sleep true false"
+    " clear history mkdir touch cp mv rm rmdir ln chmod chown open code realpath dirname"
+    " basename readlink sort uniq cut tr awk sed jq diff cmp test lsd eza exa bat".split()
+)
+_GIT_READS = frozenset("status log diff show branch remote rev-parse ls-files blame".split())
+_INSTALL = re.compile(
+    r"^(?:npm (?:install|i|add)|pnpm (?:add|install|i)|yarn add|bun (?:add|install)"
+    r"|pip3? install|uv (?:add|pip install)|poetry add|pipenv install|cargo add|go get"
+    r"|gem install|bundle add|composer require|apt(?:-get)? install|brew install)\b"
+)
+_SUCCESS_LINE = re.compile(
+    r"(?im)^[ \t]*(?:success\b|successfully\b|done in\b|[✓✔][ \t]*(?:compiled|built|done|ready)"
+    r"|compiled successfully|build succeeded|all (?:\d+ )?tests? passed)"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One tool call with its result, in one stream."""
+
+    stream: int
+    pos: int  # position of the call's message in the stream
+    call: TranscriptMessage
+    done: TranscriptMessage  # the message holding the result
+    done_pos: int
+    tool: ToolUse
+    result: ToolResult
+    command: str  # the shell command ("" for other tools)
+    target: str  # what it acts on: a command family, or a file
+    failed: bool
+    harness: HarnessError | None
+    routine: bool
+
+
+@dataclass
+class Episode:
+    target: str
+    failures: list[Action]
+    changes: list[Action] = field(default_factory=list)  # edits and installs after the first
+    success: Action | None = None
+
+
+def actions(streams: Sequence[Sequence[TranscriptMessage]]) -> list[Action]:
+    """Every tool call that got a result, stream by stream, in call order."""
+    found: list[Action] = []
+    for stream, messages in enumerate(streams):
+        calls: dict[str, tuple[int, TranscriptMessage, ToolUse]] = {}
+        for pos, message in enumerate(messages):
+            for tool in message.tool_uses:
+                calls[tool.id] = (pos, message, tool)
+            for result in message.tool_results:
+                called = calls.pop(result.tool_use_id, None)
+                if called is not None:
+                    found.append(_action(stream, called, pos, message, result))
+    return sorted(found, key=lambda a: (a.stream, a.pos, a.done_pos))
+
+
+def _action(
+    stream: int,
+    called: tuple[int, TranscriptMessage, ToolUse],
+    done_pos: int,
+    done: TranscriptMessage,
+    result: ToolResult,
+) -> Action:
+    pos, call, tool = called
+    fields = snippets.inputs(tool)
+    command = fields.get("command", "") if tool.name == "Bash" else ""
+    if command:
+        target = snippets.program(command)
+    else:
+        target = fields.get("file_path") or fields.get("notebook_path") or tool.name
+    harness = harness_error(result.text) if result.is_error else None
+    looked_around = _routine(tool, target)
+    # Routine commands are only read for their flagged failures (their output is data).
+    failed = result.is_error or (
+        bool(command)
+        and not looked_around
+        and not snippets.inspects_output(command)
+        and _output_failed(result.text)
+    )
+    routine = looked_around and not (failed and _environment(result.text, target))
+    return Action(
+        stream, pos, call, done, done_pos, tool, result, command, target, failed, harness,
+        routine,
+    )  # fmt: skip
+
+
+def _output_failed(output: str) -> bool:
+    """A command not flagged as an error whose output still shows it did not work, unless it
+    also says it succeeded (a wizard that asked questions and then finished)."""
+    return snippets.shows_failure(output) and not _SUCCESS_LINE.search(snippets.quiet(output))
+
+
+_SHELLS = frozenset({"bash", "sh", "zsh", "fish", "dash", "(eval)", "eval", "error", "fatal"})
+_SPEAKER = re.compile(r"^[ \t]*([a-z][\w.+-]{1,30}):[ \t]")
+
+
+def _environment(output: str, target: str) -> bool:
+    """A failure that tells something about the machine rather than a wrong path: the
+    command is not installed, or the error comes from another program than the one called
+    (an alias: `tree` answered by `lsd`)."""
+    view = snippets.quiet(output[:4000])
+    if re.search(r"command not found|not recognized as an internal", view, re.IGNORECASE):
+        return True
+    called = target.split()[0] if target else ""
+    speaker = _SPEAKER.match(view)
+    if speaker is None:
+        return False
+    return speaker.group(1) not in _SHELLS and speaker.group(1) != called
+
+
+def _routine(tool: ToolUse, target: str) -> bool:
+    if tool.name in QUIET_TOOLS or tool.name in EDIT_TOOLS:
+        return True
+    words = target.split()
+    if not words:
+        return True
+    if words[0] in ROUTINE_PROGRAMS:
+        return True
+    return words[0] == "git" and len(words) > 1 and words[1] in _GIT_READS
+
+
+def episodes(found: Sequence[Action]) -> Iterator[Episode]:
+    """Episodes in the order they started; each failing project action opens or extends the
+    episode of its target, edits and installs are the changes of every open episode of their
+    stream, and a success on the target closes it."""
+    open_: dict[tuple[int, str], Episode] = {}
+    started: list[Episode] = []
+    for action in found:
+        if action.harness is not None:
+            continue
+        if action.tool.name in EDIT_TOOLS or _installs(action):
+            for (stream, _), episode in open_.items():
+                if stream == action.stream and not action.failed:
+                    episode.changes.append(action)
+            if action.tool.name in EDIT_TOOLS:
+                continue
+        if action.routine:
+            continue
+        key = (action.stream, action.target)
+        if action.failed:
+            if key in open_:
+                open_[key].failures.append(action)
+            else:
+                open_[key] = Episode(action.target, [action])
+                started.append(open_[key])
+        elif key in open_:
+            open_.pop(key).success = action
+    yield from started
+
+
+def _installs(action: Action) -> bool:
+    return bool(action.command) and bool(_INSTALL.match(snippets.main_stage(action.command)))
+
+
+# --------------------------------------------------------------------------- candidates
+
+
+def candidates(
+    found: Sequence[Action],
+) -> tuple[list[Candidate], list[tuple[Candidate, Candidate]]]:
+    """DEAD_END and SOLUTION candidates, and the (dead end, solution) pairs to join. Failures
+    of routine actions and harness errors are candidates too, marked routine (suppressed)."""
+    out: list[Candidate] = []
+    pairs: list[tuple[Candidate, Candidate]] = []
+    for episode in episodes(found):
+        dead = dead_end(episode)
+        if dead is None:
+            continue
+        out.append(dead)
+        fix = solution(episode)
+        if fix is not None:
+            out.append(fix)
+            pairs.append((dead, fix))
+    out += [_mechanics(a) for a in found if a.failed and (a.harness or a.routine)]
+    return out, pairs
+
+
+def dead_end(episode: Episode) -> Candidate | None:
+    """What was tried and the gist of how it failed (the first attempt's error: what the
+    episode is about), with the number of attempts."""
+    first, last = episode.failures[0], episode.failures[-1]
+    span = snippets.error_gist(first.result.text)
+    if span is None:
+        return None
+    line = first.result.text[span[0] : span[1]]
+    tries = len(episode.failures)
+    what = _call(first)
+    gist = snippets.clean(snippets.short_paths(line), 130)
+    again = f" ({tries} attempts)" if tries > 1 else ""
+    verb = "stops at" if _is_prompt(line) else "fails with"
+    summary = snippets.fit(f"{what} {verb} {gist}{again}")
+    return Candidate(
+        "episode", "DEAD_END", first.done, first.stream, first.done_pos, span[0], line,
+        CONFIDENCE, summary, first.call.line_start, last.done.line_end,
+    )  # fmt: skip
+
+
+def solution(episode: Episode) -> Candidate | None:
+    """What changed between the first failing attempt and the one that worked; None when
+    the episode never closed. A success with nothing changed is kept as routine (a rerun
+    that passed says nothing reusable)."""
+    success = episode.success
+    if success is None:
+        return None
+    first = episode.failures[0]
+    changes = _command_changes(first.command, success.command)
+    changes += _edit_changes(episode.changes)
+    changes += _install_changes(episode.changes)
+    error = snippets.error_gist(episode.failures[-1].result.text)
+    was = ""
+    if error is not None:
+        text = episode.failures[-1].result.text[error[0] : error[1]]
+        was = f" (it had failed with {snippets.clean(snippets.short_paths(text), 90)})"
+    routine = "" if changes else "passed again with nothing changed in between"
+    how = " after " + _join(changes) if changes else " on a rerun"
+    summary = snippets.fit(f"{_call(success)} succeeds{how}{was}")
+    begin = min([success.call.line_start, *(c.call.line_start for c in episode.changes)])
+    span = snippets.output_line(success.result.text, last=True)
+    evidence = success.result.text[span[0] : span[1]] if span else success.command
+    return Candidate(
+        "episode", "SOLUTION", success.done, success.stream, success.done_pos,
+        span[0] if span else 0, evidence or _call(success), CONFIDENCE, summary, begin,
+        success.done.line_end, routine=routine,
+    )  # fmt: skip
+
+
+def _mechanics(action: Action) -> Candidate:
+    """A harness error or a routine command's failure: kept, suppressed, with the reason."""
+    span = snippets.error_gist(action.result.text) or (0, min(len(action.result.text), 200))
+    line = action.result.text[span[0] : span[1]] or action.tool.name
+    reason = (
+        f"agent mechanics ({action.harness.why})"
+        if action.harness
+        else "a routine command (looking around, not building or testing)"
+    )
+    summary = snippets.fit(
+        f"{_call(action)} failed with {snippets.clean(snippets.short_paths(line), 120)}"
+    )
+    return Candidate(
+        "episode", "DEAD_END", action.done, action.stream, action.done_pos, span[0], line,
+        0.35, summary, action.call.line_start, action.done.line_end, routine=reason,
+    )  # fmt: skip
+
+
+def _call(action: Action) -> str:
+    return snippets.describe(action.tool)
+
+
+def _is_prompt(line: str) -> bool:
+    stripped = line.strip()
+    return stripped.startswith("?") or bool(re.search(r"\((?:y/n|yes/no)\)|\[y/n\]", line, re.I))
+
+
+def _command_changes(failed: str, worked: str) -> list[str]:
+    """How the working command differs from the failing one: flags and arguments added or
+    dropped, and what feeds it (a pipe in front of it)."""
+    if not failed or not worked:
+        return []
+    feed_before, before = snippets.command_tokens(failed)
+    feed_after, after = snippets.command_tokens(worked)
+    changes: list[str] = []
+    added = [w for w in after if w not in before]
+    dropped = [w for w in before if w not in after]
+    if added:
+        changes.append("adding " + ", ".join(_code(w) for w in added[:4]))
+    if dropped:
+        changes.append("dropping " + ", ".join(_code(w) for w in dropped[:3]))
+    if feed_after and feed_after != feed_before:
+        changes.append(f"piping {_code(' '.join(_shown(w) for w in feed_after))} into it")
+    return changes
+
+
+def _shown(word: str) -> str:
+    """A shell word as it would be typed (an empty argument is `""`)."""
+    return word if word and not any(c.isspace() for c in word) else f'"{word}"'
+
+
+def _code(word: str) -> str:
+    return f"`{snippets.clean(word, 40)}`"
+
+
+def _edit_changes(changes: Sequence[Action]) -> list[str]:
+    edits = [a for a in changes if a.tool.name in EDIT_TOOLS]
+    if not edits:
+        return []
+    files: dict[str, Action] = {}
+    for edit in edits:
+        files.setdefault(snippets.file_name(edit.target), edit)
+    named = [f"editing `{name}` ({snippets.edit_gist(a.tool)})" for name, a in files.items()]
+    more = f" and {len(named) - 2} more files" if len(named) > 2 else ""
+    return [", ".join(named[:2]) + more]
+
+
+def _install_changes(changes: Sequence[Action]) -> list[str]:
+    return [
+        f"running `{snippets.clean(snippets.main_stage(a.command), 60)}`"
+        for a in changes
+        if a.command and _installs(a)
+    ][:2]
+
+
+def _join(parts: Sequence[str]) -> str:
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]

@@ -1,0 +1,440 @@
+"""Candidates from what the agent and the user *said* (the warm tier's text strategies).
+
+- `keywords`: phrases per node type (`KEYWORDS`, one precompiled trie) in the agent's own
+  text; confidence `0.35 + 0.1·k` for k distinct phrases of that type, capped at 0.70.
+- `conclusions`: "I found that…", "the issue was…", "it turns out…" at 0.65; SOLUTION when
+  the sentence states a fix, else DISCOVERY.
+- `corrections`: the user stopping or declining a tool call, or opening a message with "no,",
+  "don't", "instead": a PIVOT carrying the user's words (0.65). A human correction is the
+  strongest signal a session has.
+- `context`: skill loads (`Base directory for this skill:`, `Launching skill:`): kept as
+  routine (the session's skill use is recorded elsewhere).
+
+A trigger only says *where* to look. The summary is the *finding* near it: the sentence, in
+the trigger's sentences or the two after them, that names the most specific things and does
+not narrate intent ("Let me…", "I'll…", "Perfect!"); openers such as "I can see that" are cut
+off, so the summary is the fact itself. Whether that fact is worth a reviewer's time is
+`store.ingest.bar`'s call, made by the orchestration in `warm`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, NamedTuple
+
+from store.ingest import bar, snippets
+from store.ingest.candidates import Candidate
+from store.models import TranscriptMessage
+
+#: Phrases per node type (each in one type only), matched case-insensitively on word
+#: boundaries, any run of whitespace between words, `'` also matching `’`. A phrase right after
+#: "not", "n't", "no" or "never" does not count ("not fixed", "no solution").
+KEYWORDS: dict[str, tuple[str, ...]] = {
+    "HYPOTHESIS": (
+        "i think", "maybe", "might be", "could be", "may be", "my guess", "i guess",
+        "hypothesis", "suspect", "perhaps", "possibly", "probably", "i wonder", "i believe",
+        "it seems", "seems like", "my theory", "presumably",
+    ),
+    "INVESTIGATION": (
+        "let me check", "let me look", "let me see", "let me examine", "let me inspect",
+        "let me search", "let me read", "let me verify", "let me explore", "let me investigate",
+        "look into", "looking at", "looking into", "checking", "investigating", "searching for",
+        "reading", "grep", "inspecting", "examining", "digging into", "tracing",
+    ),
+    "DISCOVERY": (
+        "found", "turns out", "notice that", "i notice", "noticed", "discovered", "i see",
+        "interesting", "root cause", "the culprit", "reveals", "shows that", "confirms",
+        "confirmed", "realize", "realized", "the reason",
+    ),
+    "PIVOT": (
+        "instead", "different approach", "another approach", "alternative approach",
+        "alternatively", "let's try", "let me try", "try a different", "switch to",
+        "switching to", "fall back", "falling back", "workaround", "rather than",
+        "another way", "a different way", "go back to", "revert",
+    ),
+    "DEAD_END": (
+        "doesn't work", "didn't work", "does not work", "did not work", "not working",
+        "won't work", "still failing", "still fails", "still broken", "still getting",
+        "still seeing", "no luck", "same error", "dead end", "didn't help", "did not help",
+        "doesn't help", "no effect", "failed again", "not the issue", "not the problem",
+        "that wasn't it", "gave up",
+    ),
+    "SOLUTION": (
+        "fixed", "the fix", "works now", "now works", "working now", "resolved", "solved",
+        "solution", "tests pass", "tests passed", "tests now pass", "passing now",
+        "now passes", "that did it", "that worked", "this worked", "succeeded",
+    ),
+    "CONTEXT_LOAD": (
+        "base directory for this skill:", "launching skill:", "claude.md", "agents.md",
+        "skill.md", "read the readme", "reading the readme", "check the readme",
+        "read the docs", "reading the docs", "check the docs", "the docs say",
+        "read the documentation", "reading the documentation", "check the documentation",
+        "the documentation says", "according to the", "per the docs", "project instructions",
+        "project conventions", "load the skill", "loaded the skill", "loading the skill",
+        "using the skill",
+    ),
+}  # fmt: skip
+
+#: Openings of an explicit conclusion (strategy `conclusions`).
+CONCLUSIONS: tuple[str, ...] = (
+    "i found that", "i've found that", "i have found that", "i discovered that",
+    "i realized that", "it turns out", "turns out that", "the issue was", "the issue is",
+    "the problem was", "the problem is", "the root cause is", "the root cause was",
+    "root cause:", "the culprit is", "the culprit was", "the bug was", "the bug is",
+    "the reason is", "the reason was", "the fix is", "the fix was", "the solution is",
+    "the solution was",
+)  # fmt: skip
+#: A conclusion sentence with one of these states a fix: SOLUTION, not DISCOVERY.
+FIX_WORDS: tuple[str, ...] = (
+    "fix", "fixed", "fixes", "fixing", "resolve", "resolved", "resolves", "solved",
+    "solution", "works now", "now works", "tests pass", "tests now pass", "passing now",
+)  # fmt: skip
+#: How a user opens a correction of what the agent just did.
+CORRECTION = re.compile(
+    r"^\s*(?:no\b[\s,.!:-]|nope\b|don'?t\b|do not\b|stop\b|wait\b|instead\b|actually,?\s"
+    r"|that'?s (?:not|wrong)\b|not (?:that|like that|this)\b|wrong\b|never\b|please don'?t\b"
+    r"|you (?:should|shouldn'?t|need to|must)\b|use\s+\S+\s+(?:instead|not)\b)",
+    re.IGNORECASE,
+)
+#: What a finding sentence is introduced with; cut, so the summary is the fact.
+_LEAD = re.compile(
+    r"^(?:(?:ok(?:ay)?|great|perfect|excellent|good|ah|oh|hmm|interesting|so|now|right)"
+    r"[\s,!.:—-]+)*(?:(?:i\s+(?:can\s+)?see\s+(?:now\s+)?(?:that\s+)?|i\s+notice(?:d)?\s+"
+    r"(?:that\s+)?|i(?:'ve| have)?\s+found\s+(?:out\s+)?(?:that\s+)?|i\s+discovered\s+"
+    r"(?:that\s+)?|i\s+realized\s+(?:that\s+)?|it\s+turns\s+out\s+(?:that\s+)?|turns\s+out"
+    r"\s+(?:that\s+)?|looks\s+like\s+|it\s+looks\s+like\s+|this\s+(?:shows|confirms|means)"
+    r"\s+(?:that\s+)?)[\s,]*)+",
+    re.IGNORECASE,
+)
+_HEDGE = re.compile(
+    r"\b(?:might|may|could|probably|likely|perhaps|possibly|seems?|appears?|i think|i suspect"
+    r"|i guess|i believe|presumably|maybe)\b",
+    re.IGNORECASE,
+)
+_NEGATIONS = ("not ", "n't ", "n’t ", "no ", "never ")
+_SKILL_BASE = "Base directory for this skill:"
+_LAUNCHING = "Launching skill:"
+_KEYWORD_CAP, _CONCLUDED, _CORRECTED = 0.70, 0.65, 0.65
+_FINDING_LOOKAHEAD = 2  # sentences after the trigger's where the finding may be
+
+
+class _Hit(NamedTuple):
+    phrase: str  # as listed, whatever the case, spacing or apostrophe in the text
+    start: int
+    end: int
+
+
+class Phrases:
+    """A phrase list as one precompiled regex shaped like a trie.
+
+    Python's regex engine tries every alternative at every position, so seven flat
+    alternations (one per node type) run at ~3 MB/s; one trie over all phrases, anchored on
+    the non-word character before a phrase, runs at ~30 MB/s. Matching is done on
+    `" " + lowercased text`, so offsets in that string are text offsets + 1.
+    """
+
+    def __init__(self, phrases: Iterable[str]) -> None:
+        self.listed = frozenset(phrases)
+        self.pattern = re.compile(r"\W" + _trie(self.listed))
+
+    def hits(self, padded: str, start: int = 0, end: int | None = None) -> list[_Hit]:
+        """Phrases in text[start:end] that are not negated, in text order."""
+        stop = len(padded) if end is None else end + 1
+        found: list[_Hit] = []
+        for m in self.pattern.finditer(padded, start, stop):
+            at = m.start()  # the non-word character before the phrase: text offset of it + 1
+            if padded[max(0, at - 5) : at + 1].endswith(_NEGATIONS):
+                continue
+            phrase = padded[at + 1 : m.end()]
+            if phrase not in self.listed:  # odd spacing or a curly apostrophe
+                phrase = " ".join(phrase.split()).replace("’", "'")
+            found.append(_Hit(phrase, at, m.end() - 1))
+        return found
+
+
+def _trie(phrases: Iterable[str]) -> str:
+    root: dict[str, Any] = {}
+    for phrase in phrases:
+        node = root
+        for char in phrase:
+            node = node.setdefault(char, {})
+        node[""] = {}  # a phrase ends here
+    return _trie_node(root, "")
+
+
+def _trie_node(node: dict[str, Any], last: str) -> str:
+    # Longer phrases first; a phrase ending in a letter must end a word.
+    alternatives = [_trie_char(c) + _trie_node(child, c) for c, child in sorted(node.items()) if c]
+    if "" in node:
+        alternatives.append(r"(?!\w)" if last.isalnum() else "")
+    return alternatives[0] if len(alternatives) == 1 else f"(?:{'|'.join(alternatives)})"
+
+
+def _trie_char(char: str) -> str:
+    return {" ": r"\s+", "'": "['’]"}.get(char) or re.escape(char)
+
+
+def padded(text: str) -> str:
+    """What `Phrases` match: lowercased with offsets kept, after one leading space."""
+    low = text.lower()
+    # A few characters (İ) lowercase to two; offsets into `text` must stay valid.
+    return " " + (low if len(low) == len(text) else text.translate(_ASCII_LOWER))
+
+
+_ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
+PHRASE_TYPE = {phrase: name for name, phrases in KEYWORDS.items() for phrase in phrases}
+KEYWORD = Phrases(PHRASE_TYPE)
+CONCLUSION = Phrases(CONCLUSIONS)
+FIX = Phrases(FIX_WORDS)
+
+
+# --------------------------------------------------------------------------- messages
+
+
+def is_reasoning(m: TranscriptMessage) -> bool:
+    return m.role == "assistant" and not m.is_meta and bool(m.text)
+
+
+def is_skill_body(m: TranscriptMessage) -> bool:
+    return m.role == "user" and m.text.lstrip().startswith(_SKILL_BASE)
+
+
+def is_prompt(m: TranscriptMessage) -> bool:
+    """Something the user typed (not a tool result, not injected)."""
+    return m.role == "user" and m.kind == "prompt" and not m.is_meta and bool(m.text.strip())
+
+
+Walk = Iterable[tuple[int, int, TranscriptMessage]]
+
+
+# --------------------------------------------------------------------------- keywords
+
+
+def keywords(walk: Walk) -> list[Candidate]:
+    found: list[Candidate] = []
+    for stream, pos, message in walk:
+        if not is_reasoning(message):
+            continue
+        hits = KEYWORD.hits(padded(message.text))
+        for name, distinct in _by_type(hits).items():
+            if name == "CONTEXT_LOAD" and not distinct:
+                continue
+            found.append(_keyword_node(name, message, stream, pos, distinct))
+    return found
+
+
+def _by_type(hits: list[_Hit]) -> dict[str, list[_Hit]]:
+    """The first hit of each distinct phrase, grouped by node type, in text order."""
+    seen: set[str] = set()
+    grouped: dict[str, list[_Hit]] = {}
+    for hit in hits:
+        if hit.phrase not in seen:
+            seen.add(hit.phrase)
+            grouped.setdefault(PHRASE_TYPE[hit.phrase], []).append(hit)
+    return grouped
+
+
+def _keyword_node(
+    name: str, m: TranscriptMessage, stream: int, pos: int, hits: list[_Hit]
+) -> Candidate:
+    lo, hi = snippets.sentences(m.text, hits[0][1:], hits[-1][1:])
+    confidence = round(min(0.35 + 0.1 * len(hits), _KEYWORD_CAP), 2)
+    summary, hedged = finding(m.text, lo, hi, ahead=name in ("DISCOVERY", "CONTEXT_LOAD"))
+    kind = "HYPOTHESIS" if hedged and name in ("DISCOVERY", "INVESTIGATION") else name
+    return Candidate(
+        "keywords", kind, m, stream, pos, hits[0].start, m.text[lo:hi], confidence, summary,
+        m.line_start, m.line_end,
+    )  # fmt: skip
+
+
+# --------------------------------------------------------------------------- conclusions
+
+
+def conclusions(walk: Walk) -> list[Candidate]:
+    """At most one DISCOVERY and one SOLUTION per message: the first of each."""
+    found: list[Candidate] = []
+    for stream, pos, m in walk:
+        if not is_reasoning(m):
+            continue
+        low = padded(m.text)
+        kinds: dict[str, Candidate] = {}
+        for hit in CONCLUSION.hits(low):
+            lo, hi = snippets.sentences(m.text, hit[1:], hit[1:])
+            name = "SOLUTION" if FIX.hits(low, lo, hi) else "DISCOVERY"
+            if name not in kinds:
+                summary, _ = finding(m.text, lo, hi, ahead=False)
+                kinds[name] = Candidate(
+                    "conclusion", name, m, stream, pos, hit.start, m.text[lo:hi], _CONCLUDED,
+                    summary, m.line_start, m.line_end,
+                )  # fmt: skip
+                if len(kinds) == 2:
+                    break
+        found += kinds.values()
+    return found
+
+
+# --------------------------------------------------------------------------- corrections
+
+
+def corrections(streams: Sequence[Sequence[TranscriptMessage]]) -> list[Candidate]:
+    """A user's correction: a declined or interrupted call followed by what they typed, or
+    a typed message that opens as a correction right after the agent acted."""
+    found: list[Candidate] = []
+    for stream, messages in enumerate(streams):
+        for pos, m in enumerate(messages):
+            if not is_prompt(m) or pos == 0:
+                continue
+            before = _last_agent_action(messages, pos)
+            if before is None:
+                continue
+            declined = _declined(messages, before, pos)
+            if declined or CORRECTION.match(m.text):
+                found.append(_correction(m, stream, pos, declined))
+    return found
+
+
+def _last_agent_action(messages: Sequence[TranscriptMessage], pos: int) -> int | None:
+    """Position of the agent's last message before `pos` in the same turn (None when the
+    user is answering nothing: the session's first prompt, or two prompts in a row)."""
+    for back in range(pos - 1, max(-1, pos - 12), -1):
+        prior = messages[back]
+        if is_prompt(prior):
+            return None
+        if prior.role == "assistant" or prior.kind == "tool_result":
+            return back
+    return None
+
+
+def _declined(messages: Sequence[TranscriptMessage], since: int, pos: int) -> bool:
+    window = messages[max(0, since - 1) : pos]
+    return any(
+        r.is_error and re.search(r"doesn't want to|rejected|interrupted", r.text, re.IGNORECASE)
+        for message in window
+        for r in message.tool_results
+    ) or any("[Request interrupted" in message.text for message in window)
+
+
+def _correction(m: TranscriptMessage, stream: int, pos: int, declined: bool) -> Candidate:
+    text = m.text.strip()
+    span = next(snippets.sentence_spans(text), (0, len(text)))
+    lo, hi = span
+    start = m.text.find(text)
+    words = snippets.clean(text[lo:hi] if hi - lo > 20 else text, 170)
+    lead = "The user declined the agent's call" if declined else "The user corrected the agent"
+    summary = snippets.fit(f'{lead}: "{words}"')
+    evidence = m.text[start + lo : start + hi] if hi - lo > 20 else m.text.strip()[:400]
+    return Candidate(
+        "correction", "PIVOT", m, stream, pos, 0, evidence, _CORRECTED, summary,
+        m.line_start, m.line_end,
+    )  # fmt: skip
+
+
+# --------------------------------------------------------------------------- context loads
+
+
+def context_loads(walk: Walk) -> list[Candidate]:
+    found: list[Candidate] = []
+    for stream, pos, m in walk:
+        start = -1
+        if is_skill_body(m):
+            start = m.text.find(_SKILL_BASE)
+        elif m.kind == "tool_result" and _LAUNCHING in m.text:
+            start = m.text.find(_LAUNCHING)
+        if start < 0:
+            continue
+        end = snippets.line_end(m.text, start)
+        evidence = m.text[start:end]
+        found.append(_skill_load(m, stream, pos, start, evidence))
+    return found
+
+
+def _skill_load(
+    m: TranscriptMessage, stream: int, pos: int, start: int, evidence: str
+) -> Candidate:
+    return Candidate(
+        "keywords", "CONTEXT_LOAD", m, stream, pos, start, evidence, 0.45,
+        _skill_summary(evidence), m.line_start, m.line_end,
+        routine="a skill load (recorded as the session's skill use)",
+    )  # fmt: skip
+
+
+def _skill_summary(evidence: str) -> str:
+    for opening, verb in ((_SKILL_BASE, "Loaded"), (_LAUNCHING, "Launched")):
+        if evidence.startswith(opening):
+            where = evidence[len(opening) :].strip()
+            name = snippets.clean(where.rstrip("/\\").rsplit("/", 1)[-1], 80)
+            return snippets.fit(f"{verb} skill `{name}`")
+    return snippets.fit(snippets.clean(evidence, 120))
+
+
+# --------------------------------------------------------------------------- the finding
+
+
+def finding(text: str, lo: int, hi: int, *, ahead: bool = True) -> tuple[str, bool]:
+    """(summary, hedged) for a trigger whose sentences are text[lo:hi]: the most informative
+    clause among them, its opener cut. When they say nothing specific ("Ah, I see!") and
+    `ahead`, the two sentences after are read too: the finding often follows the exclamation.
+    The first sentence when none says anything (the bar then keeps it out of the queue)."""
+    own = list(_sentences_from(text, lo, hi, hi))
+    best = _most_informative(own)
+    if not best and ahead:
+        best = _most_informative(list(_sentences_from(text, hi, len(text), hi)))
+    if not best:
+        best = _clause(own[0]) if own else snippets.clean(text[lo:hi], 200)
+    summary = snippets.fit(_capital(snippets.short_paths(best)))
+    return summary, bool(_HEDGE.search(best))
+
+
+def _most_informative(sentences: Sequence[str]) -> str:
+    """The clause that names the most, among sentences that are not narration and name
+    something specific; "" when none does."""
+    best, best_score = "", -1.0
+    for sentence in sentences:
+        if _heading(sentence):
+            continue
+        clause = _clause(sentence)
+        if not clause or bar.is_narration(clause) or not bar.entities(clause):
+            continue
+        score = bar.informativeness(clause)
+        if score > best_score:
+            best, best_score = clause, score
+    return best
+
+
+def _sentences_from(text: str, lo: int, stop: int, hi: int) -> Iterator[str]:
+    """The sentences from `lo`: those up to `hi`, then at most _FINDING_LOOKAHEAD more
+    before `stop`."""
+    after = 0
+    for count, (start, end) in enumerate(snippets.sentence_spans(text, lo, stop)):
+        if start >= hi:
+            after += 1
+            if after > _FINDING_LOOKAHEAD:
+                return
+        yield text[start:end]
+        if count >= 8:
+            return
+
+
+def _heading(sentence: str) -> bool:
+    """A title or a lead-in ("## Results", "**Differences from the docs:**"), not a finding."""
+    bare = sentence.strip().strip("*_ ")
+    return sentence.lstrip().startswith("#") or bare.endswith(":")
+
+
+def _clause(sentence: str) -> str:
+    clean = snippets.clean(sentence, 400)
+    cut = _LEAD.match(clean)
+    clause = clean[cut.end() :].strip() if cut else clean
+    if clause.startswith("(") and clause.count("(") > clause.count(")"):
+        clause = clause[1:].lstrip()  # an aside opened in the sentence and closed later
+    return clause
+
+
+def _capital(text: str) -> str:
+    """A sentence starts with a capital, unless it starts with a name written as is (a
+    path, a file, an identifier)."""
+    first = text.split(" ", 1)[0]
+    if not text[:1].islower() or not first.rstrip(",:;").isalpha():
+        return text
+    return text[:1].upper() + text[1:]
