@@ -204,6 +204,7 @@ class RunbookScreen(LibrarianScreen):
         self.plan: StepPlan | None = None
         self.incident: Incident | None = None
         self._busy = False
+        self._wanted = ""  # the run last asked for: a late answer about another is dropped
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -321,14 +322,24 @@ class RunbookScreen(LibrarianScreen):
         wanted = message.select or (self.run.run_id if self.run else None)
         index = next((i for i, r in enumerate(self.runs) if r.run_id == wanted), 0)
         table.move_cursor(row=index)
-        self.load_run(self.runs[index].run_id)
+        self._request_run(self.runs[index].run_id)
+
+    def _request_run(self, run_id: str) -> None:
+        """Load a run into the right pane (the latest request wins)."""
+        if run_id != self._wanted:
+            self.query_one("#run-steps", OptionList).highlighted = None
+        self._wanted = run_id
+        self.load_run(run_id)
 
     def on_run_loaded(self, message: RunLoaded) -> None:
+        if message.run.run_id != self._wanted:
+            return  # an answer about a run the screen has moved away from
+        same = self.run is not None and self.run.run_id == message.run.run_id
         self.run, self.plan, self.incident = message.run, message.plan, message.incident
         run = message.run
         self.query_one("#run-head", Static).update(run_header(run, message.incident))
         steps = self.query_one("#run-steps", OptionList)
-        highlighted = steps.highlighted
+        highlighted = steps.highlighted if same else None
         steps.clear_options()
         steps.add_options(
             [Option(step_line(run, s, message.plan), id=str(s.step)) for s in run.steps]
@@ -362,9 +373,8 @@ class RunbookScreen(LibrarianScreen):
     @on(DataTable.RowHighlighted, "#run-table")
     def _run_highlighted(self, event: DataTable.RowHighlighted) -> None:
         key = event.row_key.value if event.row_key is not None else None
-        if key and (self.run is None or self.run.run_id != key):
-            self.query_one("#run-steps", OptionList).highlighted = None
-            self.load_run(str(key))
+        if key and key != self._wanted and (self.run is None or self.run.run_id != key):
+            self._request_run(str(key))
 
     @on(OptionList.OptionHighlighted, "#run-steps")
     def _step_highlighted(self, event: OptionList.OptionHighlighted) -> None:
