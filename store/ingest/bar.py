@@ -37,8 +37,9 @@ NARRATION = re.compile(
 )
 #: An opening with nothing after it worth keeping ("Ah, I see!", "Let me try again.").
 EMPTY_FEELING = re.compile(
-    r"^(?:ok(?:ay)?|great|perfect|excellent|good|nice|ah|oh|hmm|interesting|done|yes|no"
-    r"|sure|right|got it|i see|that worked|it worked|success(?:ful)?)\b[\s!.,:]*$",
+    r"^(?:(?:ok(?:ay)?|great|perfect|excellent|good|nice|ah|oh|hmm|interesting|done|yes|no"
+    r"|sure|right|got it|i see|that worked|it worked|this works|it works|success(?:ful)?)"
+    r"\b[\s!.,:;—-]*)+$",
     re.IGNORECASE,
 )
 #: A report of work done, not something learned ("X has been created", "Successfully…").

@@ -107,6 +107,12 @@ _LEAD = re.compile(
     r"\s+(?:that\s+)?)[\s,]*)+",
     re.IGNORECASE,
 )
+_INNER_LEAD = re.compile(
+    r"[,;:]\s*(?:and\s+)?(?:i\s+(?:can\s+)?see\s+(?:now\s+)?that|i\s+notice(?:d)?\s+that"
+    r"|i(?:'ve| have)?\s+found\s+(?:out\s+)?that|i\s+realized\s+that|it\s+turns\s+out"
+    r"(?:\s+that)?|which\s+(?:shows|means)\s+that)\s+",
+    re.IGNORECASE,
+)
 _HEDGE = re.compile(
     r"\b(?:might|may|could|probably|likely|perhaps|possibly|seems?|appears?|i think|i suspect"
     r"|i guess|i believe|presumably|maybe)\b",
@@ -423,8 +429,10 @@ def _heading(sentence: str) -> bool:
 
 
 def _clause(sentence: str) -> str:
+    """The statement in a sentence: its opener cut ("I can see that …"), or what follows a
+    finding verb inside it ("Looking at `x`, I notice that …")."""
     clean = snippets.clean(sentence, 400)
-    cut = _LEAD.match(clean)
+    cut = _LEAD.match(clean) or _INNER_LEAD.search(clean)
     clause = clean[cut.end() :].strip() if cut else clean
     if clause.startswith("(") and clause.count("(") > clause.count(")"):
         clause = clause[1:].lstrip()  # an aside opened in the sentence and closed later

@@ -382,3 +382,42 @@ def test_migration_7_fills_sources_and_labels_as_a_replay_does(tmp_path: Path) -
     ).fetchall()
     assert rows == sorted(_file_row(f, main) for f in files)
     assert [r[5] for r in rows] == ["s1.jsonl", "s1/subagents/agent-a.jsonl"]
+
+
+def test_below_the_bar_is_kept_out_of_the_queue_and_can_be_promoted(
+    library: Library, tmp_path: Path
+) -> None:
+    """Suppressed nodes are stored with their reason, never pending, never consolidated; a
+    reviewer can promote one (audited, undoable), and replay rebuilds all of it."""
+    debugging_session(tmp_path / "p")
+    library.ingest([tmp_path / "p"])
+    kept_out = library.nodes(status="suppressed")
+    assert kept_out
+    assert {n.node_id for n in kept_out}.isdisjoint(
+        n.node_id for n in library.nodes(status="pending")
+    )
+    narration = next(n for n in kept_out if n.summary.startswith("Let me check"))
+    assert narration.suppressed_reason == "narration of intent, not a finding"
+    library.review("approve", [n.node_id for n in library.nodes(status="pending")])
+    assert library.consolidate().nodes == len(library.nodes(status="approved"))
+    (promoted,) = library.review("unsuppress", [narration.node_id])
+    assert promoted.status == "pending"
+    assert library.audit(node_id=narration.node_id)[0].action == "unsuppressed"
+    with pytest.raises(ReviewError, match="not suppressed"):
+        library.review("unsuppress", [narration.node_id])
+    library.undo_review()
+    assert library.node(narration.node_id).status == "suppressed"
+    assert verify(library).ok
+
+
+def test_nodes_of_different_types_never_merge_as_duplicates(
+    library: Library, tmp_path: Path
+) -> None:
+    """A solution names the command its dead end named: two lessons, not one."""
+    debugging_session(tmp_path / "p")
+    library.ingest([tmp_path / "p"])
+    dead = library.nodes(type_="DEAD_END", status="pending")
+    fix = library.nodes(type_="SOLUTION", status="pending")
+    assert [n.summary.split(" fails ")[0] for n in dead] == ["`pytest tests/integration -x`"]
+    assert [n.summary.split(" succeeds ")[0] for n in fix] == ["`pytest tests/integration -x`"]
+    assert library.nodes(status="merged") == []

@@ -171,6 +171,17 @@ def test_the_finding_is_cut_from_its_opener_and_may_come_a_sentence_later() -> N
     assert not node.suppressed
 
 
+def test_one_sentence_read_as_two_types_is_one_node_of_the_most_telling_type() -> None:
+    t = Transcript()
+    t.say("Looking at `export.py`, I notice that `export_all` starts every merchant at once.")
+    result = t.extract()
+    (kept,) = pending(result)
+    assert kept.type == "DISCOVERY"
+    assert kept.summary == "`export_all` starts every merchant at once."
+    twin = only(result, "INVESTIGATION")
+    assert twin.suppressed == "the same finding as the DISCOVERY of this message"
+
+
 def test_a_sentence_ending_in_a_colon_takes_what_follows() -> None:
     t = Transcript()
     t.say("Checked the logs.\nThe root cause is:\n- the cache key ignores the `LANG` locale\n- x")
