@@ -46,6 +46,7 @@ EMPTY_FEELING = re.compile(
 REPORT = re.compile(
     r"^(?:(?:\S+\s+){0,8}(?:has|have) been (?:successfully )?(?:created|updated|added|written"
     r"|implemented|completed|generated|set up|configured|installed|documented|cleaned up)\b"
+    r"|(?:\S+\s+){0,8}(?:is|are) (?:now )?(?:all )?(?:complete|completed|done|finished)\b"
     r"|successfully\b|(?:i|we) (?:have |'ve )?(?:successfully )?(?:created|updated|added"
     r"|implemented|completed|written|built|finished|set up)\b|all (?:tasks|todos) (?:are )?"
     r"(?:done|completed)\b)",
@@ -53,7 +54,7 @@ REPORT = re.compile(
 )
 #: Openings that lean on something the summary does not say.
 DANGLING = re.compile(
-    r"^(?:it|this|that|these|those|they|here|there|which|the same)\b(?!\s+(?:is|are)\s+(?:that"
+    r"^(?:it|this|that|these|those|they|here|there|which|the same|same)\b(?!\s+(?:is|are)\s+(?:that"
     r"|why))",
     re.IGNORECASE,
 )
@@ -133,6 +134,15 @@ def _entities(text: str) -> tuple[str, ...]:
     return tuple(found)
 
 
+def _prose(text: str) -> bool:
+    """Mostly letters and spaces, with no box drawing: a sentence, not a tree or a table."""
+    plain = _CODE_SPAN.sub("", text)
+    if any("\u2500" <= ch <= "\u257f" for ch in plain):
+        return False
+    letters = sum(ch.isalpha() or ch.isspace() for ch in plain)
+    return letters >= 0.6 * max(len(plain), 1)
+
+
 def content_words(text: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(text) if w.lower() not in STOPWORDS]
 
@@ -169,6 +179,8 @@ def judge(
         return Verdict(score, "narration of intent, not a finding")
     if REPORT.match(summary.strip()):
         return Verdict(score, "a report of work done, not a finding")
+    if not _prose(summary):
+        return Verdict(score, "not a sentence (a diagram, a listing or code)")
     if len(content_words(summary)) < 4:
         return Verdict(score, "fewer than four content words")
     if not entities(summary):

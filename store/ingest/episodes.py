@@ -42,6 +42,8 @@ ROUTINE_PROGRAMS = frozenset(
     " clear history mkdir touch cp mv rm rmdir ln chmod chown open code realpath dirname"
     " basename readlink sort uniq cut tr awk sed jq diff cmp test lsd eza exa bat".split()
 )
+#: An interpreter given the program inline (`python3 -c "…"`, `node -e …`).
+_INLINE_SCRIPT = re.compile(r"^(?:python[\d.]*|node|ruby|perl|deno|bun|php)\s+(?:-\S+\s+)*-[ceE]\b")
 _GIT_READS = frozenset("status log diff show branch remote rev-parse ls-files blame".split())
 _INSTALL = re.compile(
     r"^(?:npm (?:install|i|add)|pnpm (?:add|install|i)|yarn add|bun (?:add|install)"
@@ -110,7 +112,7 @@ def _action(
     else:
         target = fields.get("file_path") or fields.get("notebook_path") or tool.name
     harness = harness_error(result.text) if result.is_error else None
-    looked_around = _routine(tool, target)
+    looked_around = _routine(tool, target, command)
     # Routine commands are only read for their flagged failures (their output is data).
     failed = result.is_error or (
         bool(command)
@@ -149,9 +151,11 @@ def _environment(output: str, target: str) -> bool:
     return speaker.group(1) not in _SHELLS and speaker.group(1) != called
 
 
-def _routine(tool: ToolUse, target: str) -> bool:
+def _routine(tool: ToolUse, target: str, command: str = "") -> bool:
     if tool.name in QUIET_TOOLS or tool.name in EDIT_TOOLS:
         return True
+    if command and _INLINE_SCRIPT.search(snippets.main_stage(command)):
+        return True  # the agent's own throwaway script: its bugs are not the project's
     words = target.split()
     if not words:
         return True
@@ -272,7 +276,7 @@ def _mechanics(action: Action) -> Candidate:
     reason = (
         f"agent mechanics ({action.harness.why})"
         if action.harness
-        else "a routine command (looking around, not building or testing)"
+        else "a routine command (looking around or a throwaway script, not the project)"
     )
     summary = snippets.fit(
         f"{_call(action)} failed with {snippets.clean(snippets.short_paths(line), 120)}"

@@ -99,19 +99,23 @@ def line_end(text: str, start: int) -> int:
 # --------------------------------------------------------------------------- tool output
 
 _EXCEPTION_LINE = re.compile(
-    r"(?m)^[ \t]*\[?(?:E[ \t]+)?(?:Uncaught[ \t]+)?(?:[\w.]*\.)?[A-Z]\w*(?:Error|Exception|Failure)"
-    r"\b(?::|[ \t]+\w)[^\n]*"
+    r"(?m)^[ \t]*(?:\*\*[ \t]*\((?:[\w.]*\.)?[A-Z]\w*(?:Error|Exception)\)[^\n]*"
+    r"|\[?(?:E[ \t]+)?(?:Uncaught[ \t]+)?(?:[\w.]*\.)?[A-Z]\w*(?:Error|Exception|Failure)"
+    r"\b(?::|[ \t]+\w)[^\n]*)"
 )
+#: Compilers and type checkers write `error` in lower case (`error TS2307:`, `error[E0425]:`,
+#: `file.c:3:5: error:`); "Error: Build failed" is a wrapper's summary, not the error.
 _COMPILER_LINE = re.compile(
-    r"(?im)^[^\n]*?(?:\berror[ \t]*(?:TS|CS|C)\d{3,5}\b|\berror\[E\d{3,4}\]|^[^\n:]{1,200}:\d+"
-    r"(?::\d+)?:[ \t]*(?:fatal[ \t]+)?error\b|^error(?:\[[\w-]+\])?:)[^\n]*"
+    r"(?m)^[^\n]*?(?:\berror[ \t]*(?:TS|CS|C)\d{3,5}\b|\berror\[E\d{3,4}\]|^[^\n:]{1,200}:\d+"
+    r"(?::\d+)?:[ \t]*(?:fatal[ \t]+)?error\b|^[ \t]*error(?:\[[\w-]+\])?:)[^\n]*"
 )
 _TEST_FAILURE_LINE = re.compile(
     r"(?m)^[ \t]*(?:FAILED[ \t]+\S+[^\n]*|FAIL[ \t]+\S+[^\n]*|[●✕×✗][ \t]+[^\n]+"
     r"|ERROR[ \t]+\S+::[^\n]*)"
 )
 _LOG_ERROR_LINE = re.compile(
-    r"(?m)^[ \t]*(?:ERRO(?:R)?\b|\[ERROR\]|FATAL\b|CRITICAL\b|level=(?:error|fatal)\b)[^\n]*"
+    r"(?m)^[ \t]*(?:[✘✖×][ \t]*)?(?:ERRO(?:R)?\b|\[ERROR\]|FATAL\b|CRITICAL\b"
+    r"|level=(?:error|fatal)\b)[^\n]*"
 )
 _ERRORISH_LINE = re.compile(
     r"(?im)^(?![ \t]*(?:npm[ \t]+warn|warn(?:ing)?\b|\(node:\d+\)|deprecat|notice\b|hint\b))"

@@ -104,7 +104,8 @@ _LEAD = re.compile(
     r"(?:that\s+)?|i(?:'ve| have)?\s+found\s+(?:out\s+)?(?:that\s+)?|i\s+discovered\s+"
     r"(?:that\s+)?|i\s+realized\s+(?:that\s+)?|it\s+turns\s+out\s+(?:that\s+)?|turns\s+out"
     r"\s+(?:that\s+)?|looks\s+like\s+|it\s+looks\s+like\s+|this\s+(?:shows|confirms|means)"
-    r"\s+(?:that\s+)?)[\s,]*)+",
+    r"\s+(?:that\s+)?|the\s+(?:issue|problem|bug|reason)\s+is\s+(?:clear\s*[—:-]\s*|that\s+))"
+    r"[\s,]*)+",
     re.IGNORECASE,
 )
 _INNER_LEAD = re.compile(
@@ -434,6 +435,7 @@ def _clause(sentence: str) -> str:
     clean = snippets.clean(sentence, 400)
     cut = _LEAD.match(clean) or _INNER_LEAD.search(clean)
     clause = clean[cut.end() :].strip() if cut else clean
+    clause = clause.lstrip("-*•→> ").strip()
     if clause.startswith("(") and clause.count("(") > clause.count(")"):
         clause = clause[1:].lstrip()  # an aside opened in the sentence and closed later
     return clause

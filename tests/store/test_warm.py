@@ -740,3 +740,37 @@ def test_signal_dense_megabyte_stays_linear() -> None:
     print(f"warm, 1 MB dense: {len(result.nodes)} nodes in {elapsed * 1000:.1f} ms")
     assert len(result.nodes) > 2_000
     assert elapsed < 1.0  # a quadratic scan would take seconds here
+
+
+@pytest.mark.parametrize(
+    ("output", "gist"),
+    [
+        (
+            "Exit code 2\nCompiling 40 files (.ex)\nRunning ExUnit with seed: 1\n\n  1) test x"
+            " (AppWeb.PageTest)\n     ** (RuntimeError) Phoenix LiveView requires lazy_html as a"
+            " test dependency.\n     Please add to your mix.exs:",
+            "** (RuntimeError) Phoenix LiveView requires lazy_html as a test dependency.",
+        ),
+        (
+            '✘ [ERROR] Could not resolve "js/app.js"\n\n1 error\nError: Build failed with 1 error'
+            ':\nerror: Could not resolve "js/app.js"',
+            'error: Could not resolve "js/app.js"',
+        ),
+        (
+            "npm warn config ignored\n\nsrc/a.ts(6,33): error TS2307: Cannot find module 'x'.",
+            "src/a.ts(6,33): error TS2307: Cannot find module 'x'.",
+        ),
+        (
+            'Traceback (most recent call last):\n  File "a.py", line 1\nValueError: first\n'
+            "\nDuring handling...\nKeyError: 'the last one'",
+            "KeyError: 'the last one'",
+        ),
+        ("banner\n/\\ |‾‾| /‾‾/\nERRO[0182] thresholds crossed", "ERRO[0182] thresholds crossed"),
+    ],
+)
+def test_the_gist_is_the_line_that_carries_the_failure(output: str, gist: str) -> None:
+    from store.ingest.snippets import error_gist
+
+    span = error_gist(output)
+    assert span is not None
+    assert output[span[0] : span[1]] == gist
