@@ -10,7 +10,24 @@ a bad line is skipped and counted under a reason, never raised. Reasons in `skip
   for known types this parser has no use for (not bad data), `bad_field` (a line with a field
   of the wrong type: dropped when nothing usable is left, else kept with that value ignored),
   `empty_message` (a message with nothing readable, e.g. only thinking blocks).
+- progress records: `ignored:progress:<data.type>` (hook, bash, MCP… progress; plain
+  `ignored:progress` when `data` names no type), and for `agent_progress`:
+  `agent_progress:no_message` (no message object: missing, null or bare text),
+  `agent_progress:other_message` (a record other than user/assistant),
+  `agent_progress:in_subagent_file` (the subagent's own file holds it) and
+  `agent_progress:repeated` (a copy of a message an earlier progress record carried).
 - session level: `subagent_binary` / `subagent_unreadable` (whole subagent files, not lines).
+
+Subagents inside `progress` records: some Claude Code versions carry a subagent's messages
+only as `progress` records in the main file (`data.type = "agent_progress"`, the message
+under `data.message`, either a whole record `{type, message, uuid, timestamp…}` or a bare
+message `{role, content, id…}`). Each becomes a message of the subagent's thread
+(`agent_id` from `data.agentId`, else the record's own `agentId`, else the Task call's id
+`parentToolUseID`; always a sidechain), located at the progress record's line of the main
+file. They are held apart until the subagent files are read: a message a file also holds
+(same uuid) is the file's; a message without a uuid is dropped when its agent has a file (its
+copy cannot be told apart); the rest are deduplicated (by uuid, else by content), assistant
+parts sharing `message.id` are merged, and they take their place in file order.
 
 Files are read up to the size seen when opened, so lines appended meanwhile wait for the next
 parse instead of being read half-written.
@@ -18,6 +35,7 @@ parse instead of being read half-written.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -26,6 +44,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import lru_cache
+from itertools import chain
 from pathlib import Path
 from typing import IO, Any, NamedTuple
 
@@ -39,9 +58,12 @@ MAX_TEXT_CHARS = 20_000
 #: Largest single-JSON `{"loglines": [...]}` export read (it is loaded whole).
 MAX_EXPORT_BYTES = 64 * 1024 * 1024
 
-#: Record types turned into messages.
+#: Record types turned into messages (and `progress` records of `AGENT_PROGRESS`).
 USED_TYPES = frozenset({"user", "assistant", "system", "summary"})
-#: Record types Claude Code writes that carry nothing for the librarian (FORMATS §2.2).
+#: The `progress` data type that carries a subagent's message (FORMATS §2.3).
+AGENT_PROGRESS = "agent_progress"
+#: Record types Claude Code writes that carry nothing for the librarian (FORMATS §2.2);
+#: `progress` counts here unless it is a subagent's message.
 IGNORED_TYPES = frozenset(
     {
         "progress",
@@ -258,8 +280,9 @@ def _long_line(reader: _Reader, first: bytes) -> bytes | None:
 def parse_lines(
     lines: Iterable[bytes], file: str, start_line: int = 1
 ) -> tuple[list[dict[str, Any]], dict[str, int]]:
-    """Tolerant JSONL decoding: the records of the types in `USED_TYPES`, each with `_file`
-    and `_line` (1-based) added, and the skipped lines counted by reason."""
+    """Tolerant JSONL decoding: the records of the types in `USED_TYPES` and the
+    `agent_progress` records, each with `_file` and `_line` (1-based) added, and the skipped
+    lines counted by reason."""
     skipped: Counter[str] = Counter()
     records = list(_iter_records(lines, file, start_line, skipped))
     return records, dict(skipped)
@@ -332,6 +355,8 @@ def _classify(obj: Any, skipped: Counter[str]) -> dict[str, Any] | None:
     kind = obj.get("type")
     if isinstance(kind, str) and kind in USED_TYPES:
         return obj
+    if kind == "progress":
+        return _classify_progress(obj, skipped)
     if isinstance(kind, str) and kind in IGNORED_TYPES:
         skipped[f"ignored:{kind}"] += 1
         return None
@@ -340,6 +365,19 @@ def _classify(obj: Any, skipped: Counter[str]) -> dict[str, Any] | None:
         key = f"unknown_type:{kind[:40]}"
         if key in skipped or len(skipped) < _MAX_SKIP_KEYS:
             skipped[key] += 1
+    return None
+
+
+def _classify_progress(obj: dict[str, Any], skipped: Counter[str]) -> dict[str, Any] | None:
+    """A subagent's message (`agent_progress`) is used; other progress is counted by kind."""
+    data = obj.get("data")
+    kind = data.get("type") if isinstance(data, dict) else None
+    if kind == AGENT_PROGRESS:
+        return obj
+    key = f"ignored:progress:{kind[:40]}" if isinstance(kind, str) and kind else ""
+    if not key or (key not in skipped and len(skipped) >= _MAX_SKIP_KEYS):
+        key = "ignored:progress"
+    skipped[key] += 1
     return None
 
 
@@ -389,6 +427,16 @@ def _unique_skills(names: list[str]) -> tuple[str, ...]:
         short = name.rsplit(":", 1)[-1]
         out[short if short in bare else name] = None
     return tuple(out)
+
+
+def _digest(agent_id: str, record: dict[str, Any]) -> str:
+    """The identity of a message without a uuid: a digest of its agent and content ("" if
+    it cannot be encoded)."""
+    try:
+        text = json.dumps(record, sort_keys=True, separators=(",", ":"))
+    except (TypeError, ValueError, RecursionError):
+        return ""
+    return hashlib.blake2b(f"{agent_id}\0{text}".encode(), digest_size=16).hexdigest()
 
 
 def _timestamp_key(value: str) -> datetime | None:
@@ -458,6 +506,16 @@ class _Msg:
         self.size += min(len(text), room) + 1
         self.cut += max(0, len(text) - room)
 
+    def absorb(self, other: _Msg) -> None:
+        """Take in a later part of the same message (another line sharing `message.id`)."""
+        self.line_end = max(self.line_end, other.line_end)
+        self.lines += other.lines
+        self.uuids |= other.uuids
+        for part in other.parts:
+            self.add_text(part)
+        self.cut += other.cut
+        self.tool_uses += other.tool_uses
+
     def text(self) -> str:
         text = "\n".join(self.parts)
         return text + _CUT.format(self.cut) if self.cut else text
@@ -495,12 +553,22 @@ class _Envelope(NamedTuple):
     meta: bool
 
 
+class _Piece(NamedTuple):
+    """A subagent's message read from one `agent_progress` record, before it is settled."""
+
+    key: str  # the message's uuid, else a digest of its content ("" if neither)
+    message_id: str  # `message.id` of an assistant message (its parts are merged)
+    message: _Msg
+
+
 class _Session:
     """Accumulates records of one session, file by file, in file order."""
 
     def __init__(self) -> None:
         self.messages: list[_Msg] = []
         self.by_message_id: dict[tuple[str, str], _Msg] = {}
+        self.progress: list[_Piece] = []  # held apart until every file is read
+        self.file_agents: set[str] = set()  # agents with records in a subagent file
         self.skipped: Counter[str] = Counter()
         self.cwds: Counter[str] = Counter()
         self.main_cwds: Counter[str] = Counter()  # outside sidechains: where the user works
@@ -532,8 +600,13 @@ class _Session:
 
     def add(self, record: dict[str, Any], where: _Where) -> None:
         self.bad = False
-        env = self._envelope(record, where)
         kind = record["type"]
+        if kind == "progress":
+            self._agent_progress(record)
+            return
+        env = self._envelope(record, where)
+        if not where.is_main and env.agent_id:
+            self.file_agents.add(env.agent_id)
         if kind == "user":
             message = self._user(record, env)
         elif kind == "assistant":
@@ -542,6 +615,9 @@ class _Session:
             message = self._system(record, env)
         else:
             message = self._summary(record, env)
+        self._count(message)
+
+    def _count(self, message: _Msg | None) -> None:
         if message is None:
             self.skipped["bad_field" if self.bad else "empty_message"] += 1
         elif self.bad:
@@ -580,6 +656,10 @@ class _Session:
             self.last = (key, stamp)
 
     def _user(self, record: dict[str, Any], env: _Envelope) -> _Msg | None:
+        message = self._user_message(record, env)
+        return self._append(message) if message else None
+
+    def _user_message(self, record: dict[str, Any], env: _Envelope) -> _Msg | None:
         body = record.get("message")
         content = body.get("content") if isinstance(body, dict) else None
         texts: list[str] = []
@@ -605,7 +685,7 @@ class _Session:
         message.tool_results = results
         if kind == "meta":
             self._note_skill(_skill_from_base_dir(texts[0].lstrip()))
-        return self._append(message)
+        return message
 
     def _user_blocks(self, content: list[Any]) -> tuple[list[str], list[ToolResult]]:
         texts: list[str] = []
@@ -664,7 +744,8 @@ class _Session:
             return f"[tool_reference: {name}]" if isinstance(name, str) else "[tool_reference]"
         return ""
 
-    def _assistant(self, record: dict[str, Any], env: _Envelope) -> _Msg | None:
+    def _assistant_content(self, record: dict[str, Any]) -> tuple[str, list[Any]] | None:
+        """(`message.id`, content blocks) of an assistant record; None when unreadable."""
         body = record.get("message")
         content = body.get("content") if isinstance(body, dict) else None
         if isinstance(content, str):
@@ -672,7 +753,13 @@ class _Session:
         if not isinstance(body, dict) or not isinstance(content, list):
             self.bad = True
             return None
-        message_id = self._str(body, "id")
+        return self._str(body, "id"), content
+
+    def _assistant(self, record: dict[str, Any], env: _Envelope) -> _Msg | None:
+        found = self._assistant_content(record)
+        if found is None:
+            return None
+        message_id, content = found
         key = (record["_file"], message_id)
         message = self.by_message_id.get(key) if message_id else None
         if message is None:
@@ -745,6 +832,98 @@ class _Session:
         self.messages.append(message)
         return message
 
+    # -- subagents inside progress records
+
+    def _agent_progress(self, record: dict[str, Any]) -> None:
+        """Hold the subagent message an `agent_progress` record carries (`_settle_progress`
+        decides whether it is kept)."""
+        data: dict[str, Any] = record["data"]
+        inner = self._inner_record(data.get("message"))
+        if inner is None:
+            return
+        stamp = self._str(record, "timestamp")
+        if stamp:
+            self._see_time(stamp)
+        body = {**inner, "_file": record["_file"], "_line": record["_line"]}
+        agent_id = (
+            self._str(data, "agentId")
+            or self._str(inner, "agentId")
+            or self._str(record, "parentToolUseID")
+        )
+        env = _Envelope(
+            self._str(inner, "uuid"),
+            self._str(inner, "timestamp") or stamp,
+            True,  # the subagent's thread, whatever the outer record says
+            agent_id,
+            self._flag(inner, "isMeta"),
+        )
+        message_id = ""
+        message: _Msg | None = None
+        if inner["type"] == "user":
+            message = self._user_message(body, env)
+        elif (found := self._assistant_content(body)) is not None:
+            message_id, content = found
+            message = _Msg(body, env, "assistant", "text")
+            self._assistant_blocks(message, content)
+        self._count(message)
+        if message is not None:
+            key = env.uuid or _digest(agent_id, inner)
+            self.progress.append(_Piece(key, message_id, message))
+
+    def _inner_record(self, value: Any) -> dict[str, Any] | None:
+        """`data.message` as a user/assistant record: a whole record as is, a bare message
+        `{role, content…}` wrapped as one; None (counted) when it is neither."""
+        if value is None or isinstance(value, str):
+            self.skipped["agent_progress:no_message"] += 1
+            return None
+        if not isinstance(value, dict):
+            self.skipped["bad_field"] += 1
+            return None
+        kind, role = value.get("type"), value.get("role")
+        if kind in ("user", "assistant"):
+            return value
+        if role in ("user", "assistant") and "content" in value:
+            return {"type": role, "message": value}
+        reason = "agent_progress:other_message" if isinstance(kind, str) else "bad_field"
+        self.skipped[reason] += 1
+        return None
+
+    def _settle_progress(self, read: list[tuple[str, str]]) -> None:
+        """Keep the progress messages no file holds, each once, assistant parts merged, in
+        file order among the others."""
+        if not self.progress:
+            return
+        held = {uuid for m in self.messages for uuid in m.uuids}  # every file's records
+        seen: set[str] = set()
+        parts: dict[tuple[str, str], _Msg] = {}
+        kept: list[_Msg] = []
+        for piece in self.progress:
+            message = piece.message
+            if message.uuid in held or (not message.uuid and message.agent_id in self.file_agents):
+                self.skipped["agent_progress:in_subagent_file"] += 1
+                continue
+            if piece.key in seen:
+                self.skipped["agent_progress:repeated"] += 1
+                continue
+            if piece.key:
+                seen.add(piece.key)
+            first = parts.get((message.agent_id, piece.message_id)) if piece.message_id else None
+            if first is not None:
+                first.absorb(message)
+                continue
+            if piece.message_id:
+                parts[(message.agent_id, piece.message_id)] = message
+            kept.append(message)
+        self.progress = []
+        if not kept:
+            return
+        rank: dict[str, int] = {}
+        for _, label in read:
+            rank.setdefault(label, len(rank))
+        self.messages = sorted(
+            self.messages + kept, key=lambda m: (rank.get(m.file, len(rank)), m.line_start)
+        )
+
     def _note_skill(self, name: str) -> None:
         if name:
             self.skills.append(_clean(name))
@@ -752,10 +931,12 @@ class _Session:
     # -- the result
 
     def has_messages(self) -> bool:
-        """At least one user message or non-empty assistant message."""
+        """At least one user message or non-empty assistant message (those of a subagent
+        carried in progress records included)."""
+        pieces = (piece.message for piece in self.progress)
         return any(
             m.role == "user" or (m.role == "assistant" and (m.parts or m.tool_uses))
-            for m in self.messages
+            for m in chain(self.messages, pieces)
         )
 
     def session_id(self, main_file: Path) -> str:
@@ -771,6 +952,7 @@ class _Session:
         self, session_id: str, read: list[tuple[str, str]], sources: list[str] | None = None
     ) -> ParsedSession:
         """The session; `read`: (absolute path, label) of every file read."""
+        self._settle_progress(read)
         built = self._build_messages()
         project = (self.main_cwds or self.cwds).most_common(1)
         return ParsedSession(

@@ -21,25 +21,32 @@ SECRET = "AKIA" + "Q7XZ3MB2K9TR4WLE"
 class Transcript:
     """Writes Claude Code-shaped JSONL records (one session) line by line."""
 
-    def __init__(self, path: Path, session: str, cwd: str, branch: str = "main") -> None:
+    def __init__(
+        self, path: Path, session: str, cwd: str, branch: str = "main", agent: str = ""
+    ) -> None:
+        """`agent`: the records are a subagent's thread (`isSidechain`, `agentId`)."""
         self.path, self.session, self.cwd, self.branch = path, session, cwd, branch
+        self.agent = agent
         self.count = 0
         path.parent.mkdir(parents=True, exist_ok=True)
 
     def _envelope(self, kind: str) -> dict[str, Any]:
         self.count += 1
-        return {
+        record = {
             "type": kind,
-            "uuid": f"{self.session}-{self.count}",
+            "uuid": f"{self.agent or self.session}-{self.count}",
             "parentUuid": None,
             "sessionId": self.session,
             "cwd": self.cwd,
             "gitBranch": self.branch,
             "version": "2.1.39",
             "userType": "external",
-            "isSidechain": False,
+            "isSidechain": bool(self.agent),
             "timestamp": f"2026-10-2{self.count % 9}T10:{self.count % 60:02d}:00.000Z",
         }
+        if self.agent:
+            record["agentId"] = self.agent
+        return record
 
     def _write(self, record: dict[str, Any]) -> None:
         with self.path.open("a", encoding="utf-8") as handle:
@@ -63,16 +70,38 @@ class Transcript:
     def tool(
         self, name: str, command: str, result: str, is_error: bool = False, **inputs: str
     ) -> Transcript:
+        tool_id = self.call(name, **(inputs or {"command": command}))
+        return self.answer(tool_id, result, is_error)
+
+    def call(self, name: str, **arguments: str) -> str:
+        """An assistant line calling `name`; returns the call's id."""
         call = self._envelope("assistant")
-        tool_id = f"toolu_{self.count}"
-        arguments = inputs or {"command": command}
+        tool_id = f"toolu_{self.agent}{self.count}"
         call["message"] = {
-            "id": f"msg-{self.count}",
+            "id": f"msg-{self.agent}{self.count}",
             "type": "message",
             "role": "assistant",
             "content": [{"type": "tool_use", "id": tool_id, "name": name, "input": arguments}],
         }
         self._write(call)
+        return tool_id
+
+    def relay(self, sub: Transcript, task_id: str) -> Transcript:
+        """`sub`'s records copied into this file as `agent_progress` records, the way some
+        Claude Code versions carry a subagent (each record's message whole, with its uuid)."""
+        for line in sub.path.read_text(encoding="utf-8").splitlines():
+            record = self._envelope("progress")
+            record["data"] = {
+                "type": "agent_progress",
+                "agentId": sub.agent,
+                "prompt": "",
+                "message": json.loads(line),
+            }
+            record.update(toolUseID=f"agent_msg_{self.count}", parentToolUseID=task_id)
+            self._write(record)
+        return self
+
+    def answer(self, tool_id: str, result: str, is_error: bool = False) -> Transcript:
         answer = self._envelope("user")
         answer["message"] = {
             "role": "user",
@@ -121,6 +150,92 @@ def debugging_session(
         " session. Fixed: tests pass now."
     )
     return t
+
+
+AGENT = "a5f0c2e"
+
+
+def delegated_session(folder: Path, subagent_file: bool) -> Transcript:
+    """A session whose subagent hits a failing test run and fixes it. The subagent's records
+    are relayed into the main file as `agent_progress` records; its own file
+    (`<session>/subagents/agent-<id>.jsonl`) is kept only when `subagent_file`."""
+    main = Transcript(folder / "s-relay.jsonl", "s-relay", "/work/shop")
+    sub_path = folder / "s-relay" / "subagents" / f"agent-{AGENT}.jsonl"
+    sub = Transcript(sub_path, "s-relay", "/work/shop", agent=AGENT)
+    sub.prompt("Find out why the cart tests fail and fix it.")
+    sub.tool(
+        "Bash",
+        "npm test -- cart",
+        "FAIL src/cart.test.ts\n  TypeError: discount is not a function\nExit code 1",
+        is_error=True,
+    )
+    sub.tool(
+        "Edit",
+        "",
+        "The file /work/shop/src/cart.ts has been updated.",
+        file_path="/work/shop/src/cart.ts",
+        old_string="import discount from './discount'",
+        new_string="import { discount } from './discount'",
+    )
+    sub.tool("Bash", "npm test -- cart", "PASS src/cart.test.ts\nTests: 12 passed")
+    sub.say("The root cause was a default import of `discount` in `src/cart.ts`; fixed.")
+    main.prompt("The cart tests fail. Send a subagent to find out why.")
+    task_id = main.call("Task", description="Fix cart tests", prompt="Find out why…")
+    main.relay(sub, task_id)
+    main.answer(task_id, "Fixed: `src/cart.ts` now imports `discount` by name.")
+    main.say("The subagent fixed the import in `src/cart.ts`.")
+    if not subagent_file:
+        sub.path.unlink()
+    return main
+
+
+def archived(library: Library, session: str) -> list[tuple[str, int, int]]:
+    rows = library.db.conn.execute(
+        "SELECT file, line_start, line_end FROM session_messages WHERE session_id=? ORDER BY idx",
+        (session,),
+    ).fetchall()
+    return [tuple(r) for r in rows]
+
+
+def test_subagent_only_in_progress_records_is_ingested(library: Library, tmp_path: Path) -> None:
+    delegated_session(tmp_path / "p", subagent_file=False)
+    library.ingest([tmp_path / "p"])
+    session = library.session("s-relay")
+    assert (session.turns, session.tool_calls, session.errors) == (1, 4, 1)
+    assert ("s-relay.jsonl", 3, 3) in archived(library, "s-relay")  # the first relayed line
+    nodes, edges = library.session_graph("s-relay")
+    pending = {n.type: n for n in nodes if n.status == "pending" and n.tier == "warm"}
+    dead_end, solution = pending["DEAD_END"], pending["SOLUTION"]
+    assert "discount is not a function" in dead_end.evidence
+    relayed = range(3, 3 + 8)  # the subagent's eight records, as progress lines
+    for node in (dead_end, solution):
+        assert node.file == "s-relay.jsonl"
+        assert node.line_start in relayed
+        assert node.line_end in relayed
+    assert (dead_end.node_id, solution.node_id, "resolved") in {
+        (e.source, e.target, e.type) for e in edges
+    }
+    before = events(library)
+    assert library.ingest([tmp_path / "p"]).unchanged == 1
+    assert events(library) == before
+    assert verify(library).ok
+
+
+def test_subagent_file_and_progress_copies_ingest_once(library: Library, tmp_path: Path) -> None:
+    delegated_session(tmp_path / "p", subagent_file=True)
+    library.ingest([tmp_path / "p"])
+    label = f"s-relay/subagents/agent-{AGENT}.jsonl"
+    messages = archived(library, "s-relay")
+    assert [m[0] for m in messages] == ["s-relay.jsonl"] * 4 + [label] * 8
+    session = library.session("s-relay")
+    assert (session.tool_calls, session.errors) == (4, 1)
+    assert session.skipped == {"agent_progress:in_subagent_file": 8}  # the copies, told apart
+    nodes, _ = library.session_graph("s-relay")
+    dead_ends = [n for n in nodes if n.type == "DEAD_END" and n.status == "pending"]
+    assert [n.file for n in dead_ends] == [label]
+    relayed = range(3, 3 + 8)
+    assert not [n for n in nodes if n.file == "s-relay.jsonl" and n.line_start in relayed]
+    assert verify(library).ok
 
 
 def events(library: Library) -> int:

@@ -80,6 +80,13 @@ def result(tid: str, content: Any, is_error: Any = None) -> dict[str, Any]:
     return block
 
 
+def agent_progress(n: int, message: Any, agent: Any = "a5f0c2e", **data: Any) -> dict[str, Any]:
+    """A `progress` record in the main file carrying a subagent's message (`data.message`)."""
+    payload = {"type": "agent_progress", "prompt": "Find why", "agentId": agent, **data}
+    payload["message"] = message
+    return env("progress", n, data=payload, toolUseID=f"agent_msg_{n}", parentToolUseID="task1")
+
+
 def write(path: Path, *lines: dict[str, Any] | bytes | str) -> Path:
     """Write JSONL: dicts as JSON lines, bytes verbatim, str with a newline."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -422,6 +429,262 @@ def test_timestamps_compare_as_times(project: Path) -> None:
     )
 
 
+# -- subagents inside progress records -------------------------------------------------------
+
+AGENT = "a5f0c2e"
+CART = f"{CWD}/src/cart.ts"
+
+
+def subagent_thread(agent: str = AGENT) -> list[dict[str, Any]]:
+    """A subagent's records: the Task prompt, a failing test run, the fix, the passing run."""
+    on = {"isSidechain": True, "agentId": agent, "parentUuid": None}
+    failing = "FAIL src/cart.test.ts\n  TypeError: discount is not a function\nExit code 1"
+    return [
+        prompt(101, "Find why the cart tests fail and fix it", **on),
+        assistant(102, "sm1", text("Running the cart tests first."), **on),
+        assistant(103, "sm1", tool_use("sb1", "Bash", command="npm test -- cart"), **on),
+        results(104, result("sb1", failing, is_error=True), **on),
+        assistant(
+            105,
+            "sm2",
+            tool_use(
+                "se1",
+                "Edit",
+                file_path=CART,
+                old_string="import discount from './discount'",
+                new_string="import { discount } from './discount'",
+            ),
+            **on,
+        ),
+        results(106, result("se1", f"The file {CART} has been updated."), **on),
+        assistant(107, "sm3", tool_use("sb2", "Bash", command="npm test -- cart"), **on),
+        results(108, result("sb2", "PASS src/cart.test.ts\nTests: 12 passed"), **on),
+        assistant(
+            109,
+            "sm4",
+            text("`src/cart.ts` imported `discount` as a default export; a named import fixed it."),
+            **on,
+        ),
+    ]
+
+
+def progress_session(path: Path, thread: list[Any], *extra: dict[str, Any]) -> Path:
+    """A main file whose only copy of the subagent is its `agent_progress` records (lines 3
+    to 2 + len(thread)), with hook and bash progress noise after them."""
+    last = 3 + len(thread)
+    return write(
+        path,
+        prompt(1, "The cart tests fail, please fix them"),
+        assistant(2, "m1", tool_use("task1", "Task", description="Fix", prompt="Find why")),
+        *(agent_progress(3 + i, record) for i, record in enumerate(thread)),
+        env("progress", last, data={"type": "hook_progress", "hookEvent": "PostToolUse"}),
+        env("progress", last + 1, data={"type": "bash_progress", "output": "PASS"}),
+        results(last + 2, result("task1", "Fixed: a named import of discount in cart.ts")),
+        assistant(last + 3, "m2", text("Done: the subagent fixed the import.")),
+        *extra,
+    )
+
+
+def test_subagent_only_in_progress_records(project: Path) -> None:
+    main = progress_session(project / f"{SID}.jsonl", subagent_thread())
+    session = parsed(main)
+    got = [(m.line_start, m.line_end, m.role, m.kind, m.agent_id) for m in session.messages]
+    assert got == [
+        (1, 1, "user", "prompt", ""),
+        (2, 2, "assistant", "tool_use", ""),
+        (3, 3, "user", "prompt", AGENT),
+        (4, 5, "assistant", "text", AGENT),  # two lines sharing message.id: one message
+        (6, 6, "user", "tool_result", AGENT),
+        (7, 7, "assistant", "tool_use", AGENT),
+        (8, 8, "user", "tool_result", AGENT),
+        (9, 9, "assistant", "tool_use", AGENT),
+        (10, 10, "user", "tool_result", AGENT),
+        (11, 11, "assistant", "text", AGENT),
+        (14, 14, "user", "tool_result", ""),
+        (15, 15, "assistant", "text", ""),
+    ]
+    assert {m.file for m in session.messages} == {f"{SID}.jsonl"}  # real lines of the main file
+    assert [m.index for m in session.messages] == list(range(12))
+    assert [m.is_sidechain for m in session.messages] == [False] * 2 + [True] * 8 + [False] * 2
+    assert session.messages[2].uuid == "u101"  # the subagent message's uuid, not the record's
+    assert session.messages[3].tool_uses[0].input_text == '{"command":"npm test -- cart"}'
+    assert session.messages[4].tool_results[0].is_error
+    assert (session.turns, session.tool_calls, session.errors) == (1, 4, 1)
+    assert session.skipped == {
+        "ignored:progress:hook_progress": 1,
+        "ignored:progress:bash_progress": 1,
+    }
+    assert session.files == (str(main),)
+
+
+def test_progress_subagent_yields_a_dead_end_and_its_solution(project: Path) -> None:
+    from store.ingest.warm import extract_warm
+
+    session = parsed(progress_session(project / f"{SID}.jsonl", subagent_thread()))
+    found = extract_warm(session)
+    kept = {n.type: n for n in found.nodes if n.strategy == "episode" and not n.suppressed}
+    dead_end, solution = kept["DEAD_END"], kept["SOLUTION"]
+    # the failing call and its result, then the edit and the run that passed: real lines
+    assert (dead_end.file, dead_end.line_start, dead_end.line_end) == (f"{SID}.jsonl", 4, 6)
+    assert "discount is not a function" in dead_end.evidence
+    assert (solution.file, solution.line_start, solution.line_end) == (f"{SID}.jsonl", 7, 10)
+    assert "import { discount }" in solution.summary
+    assert (dead_end.key, solution.key, "resolved") in {
+        (e.source, e.target, e.type) for e in found.edges
+    }
+
+
+def test_streamed_copies_of_a_progress_message_count_once(project: Path) -> None:
+    thread = subagent_thread()
+    again = [agent_progress(30, thread[3]), agent_progress(31, thread[3])]  # the failing run
+    session = parsed(progress_session(project / f"{SID}.jsonl", thread, *again))
+    assert len(session.messages) == 12
+    assert session.errors == 1
+    assert session.skipped["agent_progress:repeated"] == 2
+
+
+@pytest.mark.parametrize("layout", ["subagents", "legacy"])
+def test_subagent_file_wins_over_progress_copies(project: Path, layout: str) -> None:
+    main = progress_session(project / f"{SID}.jsonl", subagent_thread())
+    sub = project / SID / "subagents" / f"agent-{AGENT}.jsonl"
+    sub = sub if layout == "subagents" else project / f"agent-{AGENT}.jsonl"
+    write(sub, *subagent_thread())
+    session = parsed(main)
+    label = sub.relative_to(project).as_posix()
+    mine = [m for m in session.messages if m.agent_id == AGENT]
+    assert {m.file for m in mine} == {label}
+    assert [(m.line_start, m.line_end) for m in mine] == [
+        (1, 1),
+        (2, 3),
+        *((n, n) for n in range(4, 10)),
+    ]
+    assert len(session.messages) == 12  # the main file's four and the file's eight
+    assert len({m.uuid for m in session.messages}) == 12
+    assert (session.tool_calls, session.errors) == (4, 1)
+    assert session.skipped["agent_progress:in_subagent_file"] == 9
+    assert session.files == (str(main), str(sub))
+
+
+def test_partial_overlap_keeps_what_only_progress_has(project: Path) -> None:
+    thread = subagent_thread()
+    main = progress_session(project / f"{SID}.jsonl", thread)
+    write(project / SID / "subagents" / f"agent-{AGENT}.jsonl", *thread[:4])  # cut short
+    session = parsed(main)
+    mine = [(m.file, m.line_start, m.uuid) for m in session.messages if m.agent_id == AGENT]
+    sub = f"{SID}/subagents/agent-{AGENT}.jsonl"
+    assert mine == [
+        (f"{SID}.jsonl", 7, "u105"),  # main-file messages first (file order), then the file
+        (f"{SID}.jsonl", 8, "u106"),
+        (f"{SID}.jsonl", 9, "u107"),
+        (f"{SID}.jsonl", 10, "u108"),
+        (f"{SID}.jsonl", 11, "u109"),
+        (sub, 1, "u101"),
+        (sub, 2, "u102"),
+        (sub, 4, "u104"),
+    ]
+    assert session.skipped["agent_progress:in_subagent_file"] == 4
+    assert session.tool_calls == 4
+
+
+def bare(record: dict[str, Any]) -> dict[str, Any]:
+    """The message of a record without its envelope: `{role, content, id…}`, no uuid."""
+    return dict(record["message"])
+
+
+def test_bare_messages_in_progress_records(project: Path) -> None:
+    thread = [bare(record) for record in subagent_thread()]
+    repeat = agent_progress(30, thread[3])
+    main = progress_session(project / f"{SID}.jsonl", thread, repeat)
+    session = parsed(main)
+    mine = [m for m in session.messages if m.agent_id == AGENT]
+    assert [(m.line_start, m.line_end, m.kind) for m in mine][:3] == [
+        (3, 3, "prompt"),
+        (4, 5, "text"),
+        (6, 6, "tool_result"),
+    ]
+    assert len(mine) == 8
+    assert all(
+        m.uuid == "" and m.timestamp == f"2026-01-02T10:00:{m.line_start:02d}.000Z" for m in mine
+    )
+    assert session.skipped["agent_progress:repeated"] == 1
+    # With the subagent's own file present, copies without a uuid cannot be matched: the
+    # file is the subagent's record.
+    write(project / SID / "subagents" / f"agent-{AGENT}.jsonl", *subagent_thread())
+    session = parsed(main)
+    assert {m.file for m in session.messages if m.agent_id == AGENT} == {
+        f"{SID}/subagents/agent-{AGENT}.jsonl"
+    }
+    assert session.skipped["agent_progress:in_subagent_file"] == 10
+
+
+def test_progress_without_an_agent_id_is_the_task_calls_thread(project: Path) -> None:
+    thread = subagent_thread()
+    for record in thread:
+        del record["agentId"]
+    lines = [agent_progress(3 + i, r, agent=None) for i, r in enumerate(thread[:3])]
+    session = parsed(
+        write(project / "s.jsonl", prompt(1, "go"), assistant(2, "m1", text("ok")), *lines)
+    )
+    assert {m.agent_id for m in session.messages[2:]} == {"task1"}
+    assert session.skipped == {}
+
+
+def test_hostile_progress_records(project: Path) -> None:
+    good = subagent_thread()
+    giant = "g" * (3 * 1024 * 1024)
+    deep: Any = "bottom"
+    for _ in range(150):
+        deep = {"k": [deep]}
+    lines: list[dict[str, Any] | bytes | str] = [
+        env("progress", 3, data="oops"),
+        env("progress", 4, data={"type": 7}),
+        env("progress", 5, data={"type": "x" * 10_000}),
+        env("progress", 6, data={"type": "agent_progress"}),  # only a prompt: nothing to read
+        agent_progress(7, None),
+        agent_progress(8, "Reading the cart module…"),
+        agent_progress(9, [1, 2]),
+        agent_progress(10, 42),
+        agent_progress(11, {}),
+        agent_progress(12, {"type": "system", "subtype": "x", "content": "y"}),
+        agent_progress(13, {"type": "progress", "data": {"type": "agent_progress"}}),
+        agent_progress(14, {"type": "user", "message": None, "uuid": "h1"}),
+        agent_progress(15, {"type": "assistant", "message": {"content": 7}, "uuid": "h2"}),
+        agent_progress(16, {"role": "assistant", "content": {"nested": True}}),
+        agent_progress(17, bare(good[1]), agent=["not", "a", "string"]),  # kept: the Task id
+        agent_progress(18, assistant(120, "big", text(giant), tool_use("d1", "Bash", x=deep))),
+        b'{"type":"progress","data":{"type":"agent_progress","message":'
+        + b"[" * 200_000
+        + b"]" * 200_000
+        + b"}}\n",
+        agent_progress(20, {**good[0], "uuid": {"not": "a string"}, "isMeta": "yes"}),
+        agent_progress(21, {"type": "user", "message": {"role": "user", "content": "x" * 4}}),
+    ]
+    session = parsed(
+        write(project / "s.jsonl", prompt(1, "go"), assistant(2, "m1", text("ok")), *lines)
+    )
+    assert session.skipped == {
+        "ignored:progress": 2,
+        f"ignored:progress:{'x' * 40}": 1,
+        "agent_progress:no_message": 3,
+        "agent_progress:other_message": 2,
+        "bad_field": 8,
+        "too_deep": 1,
+    }
+    kept = [(m.line_start, m.agent_id, m.role) for m in session.messages[2:]]
+    assert kept == [
+        (17, "task1", "assistant"),
+        (18, AGENT, "assistant"),
+        (20, AGENT, "user"),
+        (21, AGENT, "user"),
+    ]
+    big = session.messages[3]
+    assert big.text.startswith("g" * 100)
+    assert len(big.text) < MAX_TEXT_CHARS + 100
+    assert len(big.tool_uses[0].input_text) < MAX_TEXT_CHARS + 100
+    assert session.messages[4].uuid == ""  # not a string: no uuid, identified by content
+    assert not session.messages[4].is_meta
+
+
 def test_unknown_and_ignored_types(project: Path) -> None:
     session = parsed(
         minimal(
@@ -436,7 +699,7 @@ def test_unknown_and_ignored_types(project: Path) -> None:
         )
     )
     assert session.skipped == {
-        "ignored:progress": 1,
+        "ignored:progress:hook_progress": 1,
         "ignored:file-history-snapshot": 1,
         "ignored:queue-operation": 1,
         "unknown_type": 4,
@@ -487,12 +750,14 @@ def test_parse_lines_numbers_and_reasons() -> None:
         b'"just a string"\n',
         b"{broken\n",
         b'{"type":"progress"}\n',
+        b'{"type":"progress","data":{"type":"agent_progress"}}\n',
         b'{"type":"assistant","message":{"content":[]}}',
     ]
     records, skipped = parse_lines(lines, "f.jsonl", start_line=10)
     assert [(r["type"], r["_line"], r["_file"]) for r in records] == [
         ("user", 10, "f.jsonl"),
-        ("assistant", 15, "f.jsonl"),
+        ("progress", 15, "f.jsonl"),  # a subagent's message: read by the session
+        ("assistant", 16, "f.jsonl"),
     ]
     assert skipped == {"not_an_object": 1, "invalid_json": 1, "ignored:progress": 1}
 
@@ -764,6 +1029,25 @@ RECORD = st.fixed_dictionaries(
 )
 
 
+BARE = st.fixed_dictionaries(
+    {"role": st.sampled_from(["user", "assistant"]) | JSON},
+    optional={"content": JSON | st.text() | st.lists(BLOCK | JSON), "id": JSON},
+)
+PROGRESS = st.fixed_dictionaries(
+    {"type": st.just("progress")},
+    optional={
+        "data": st.fixed_dictionaries(
+            {"type": st.sampled_from(["agent_progress", "hook_progress"]) | JSON},
+            optional={"agentId": JSON, "message": RECORD | BARE | JSON},
+        )
+        | JSON,
+        "parentToolUseID": JSON,
+        "uuid": JSON,
+        "timestamp": JSON,
+    },
+)
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.binary(max_size=300), max_size=20))
 def test_arbitrary_bytes_lines_never_raise(lines: list[bytes]) -> None:
@@ -790,6 +1074,24 @@ def test_arbitrary_records_never_raise(
             message.text.encode("utf-8")
 
 
+@settings(
+    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.lists(RECORD | PROGRESS, max_size=12), st.lists(RECORD, max_size=6))
+def test_arbitrary_progress_records_never_raise(
+    tmp_path: Path, records: list[dict[str, Any]], sub_records: list[dict[str, Any]]
+) -> None:
+    main = write(tmp_path / "p.jsonl", prompt(1, "go"), *records)
+    write(tmp_path / "p" / "subagents" / "agent-x.jsonl", *sub_records)
+    outcome = parse_session(main)
+    assert isinstance(outcome, ParsedSession)
+    assert [m.index for m in outcome.messages] == list(range(len(outcome.messages)))
+    for message in outcome.messages:
+        assert message.line_start <= message.line_end
+        message.text.encode("utf-8")
+    assert all(isinstance(count, int) and count > 0 for count in outcome.skipped.values())
+
+
 def generated_session(path: Path, target_bytes: int) -> int:
     """A realistic 2.x-style session: progress noise, split assistant lines, tool results."""
     lines: list[bytes] = []
@@ -805,7 +1107,8 @@ def generated_session(path: Path, target_bytes: int) -> int:
             assistant(n, f"m{n // 4}", tool_use(f"t{n}", "Edit", old_string=filler)),
             results(n, result(f"t{n - 1}", filler * 3, is_error=n % 5 == 0)),
             prompt(n, filler[:200]),
-        ][n % 6]
+            agent_progress(n, assistant(n, f"s{n // 4}", text(filler))),
+        ][n % 7]
         line = json.dumps(record).encode() + b"\n"
         lines.append(line)
         size += len(line)
