@@ -134,13 +134,17 @@ def _entities(text: str) -> tuple[str, ...]:
     return tuple(found)
 
 
+_BOX_DRAWING = re.compile("[\u2500-\u257f]")
+_NOT_PROSE = re.compile(r"[^\w\s]|[\d_]")
+
+
 def _prose(text: str) -> bool:
     """Mostly letters and spaces, with no box drawing: a sentence, not a tree or a table."""
     plain = _CODE_SPAN.sub("", text)
-    if any("\u2500" <= ch <= "\u257f" for ch in plain):
+    if _BOX_DRAWING.search(plain):
         return False
-    letters = sum(ch.isalpha() or ch.isspace() for ch in plain)
-    return letters >= 0.6 * max(len(plain), 1)
+    others = len(_NOT_PROSE.findall(plain))
+    return others <= 0.4 * max(len(plain), 1)
 
 
 def content_words(text: str) -> list[str]:

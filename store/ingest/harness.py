@@ -108,9 +108,21 @@ _ANY = re.compile(
 _HEAD = 1000
 
 
+#: Words at least one of which every harness error contains (checked before any regex).
+_HINTS = (
+    "string to replace", "matches of the string", "no changes to make", "has not been read",
+    "modified since", "sibling", "errored", "inputvalidationerror", "invalid tool parameters",
+    "required parameter", "maximum allowed", "too large", "response exceeded", "interrupted",
+    "aborted", "doesn't want to", "rejected", "permission", "requires approval", "eisdir",
+    "is a directory", "no such tool", "not available", "not found",
+)  # fmt: skip
+
+
 def harness_error(text: str) -> HarnessError | None:
     """The harness error `text` is, if it is one."""
     head = _TAGS.sub("", text[:_HEAD]).lower()  # the patterns are lowercase: no IGNORECASE
+    if len(head.strip()) > 5 and not any(hint in head for hint in _HINTS):
+        return None  # most project errors: no regex at all
     found = _ANY.search(head)
     return _BY_NAME[found.lastgroup] if found and found.lastgroup else None
 

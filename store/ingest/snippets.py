@@ -184,19 +184,35 @@ def error_gist(text: str) -> tuple[int, int] | None:
     of a traceback, a failing test, an error-ish line that is not a warning or a notice, an
     interactive prompt the command stopped at; else the first line that says something."""
     view = quiet(text)
-    compiled = _COMPILER_LINE.search(view) if "error" in view.lower() else None
+    compiled = _search(_COMPILER_LINE, view) if "error" in view.lower() else None
     if compiled:
         return trimmed(view, *compiled.span())
-    exceptions = list(_EXCEPTION_LINE.finditer(view))
+    exceptions = [m for lo, hi in _regions(view) for m in _EXCEPTION_LINE.finditer(view, lo, hi)]
     if exceptions:
         traceback = "Traceback (most recent call last)" in view
         chosen = exceptions[-1] if traceback else exceptions[0]
         return trimmed(view, *chosen.span())
     for pattern in (_LOG_ERROR_LINE, _TEST_FAILURE_LINE, _ERRORISH_LINE, _PROMPT_LINE):
-        m = pattern.search(view)
+        m = _search(pattern, view)
         if m is not None:
             return trimmed(view, *m.span())
     return output_line(text, last=False, view=view)
+
+
+def _regions(view: str, size: int = 16_000) -> list[tuple[int, int]]:
+    """Where to look in a long output: its start and its end (runners print what failed
+    there), as (start, end) offsets of `view` itself."""
+    if len(view) <= 2 * size:
+        return [(0, len(view))]
+    return [(0, size), (len(view) - size, len(view))]
+
+
+def _search(pattern: re.Pattern[str], view: str) -> re.Match[str] | None:
+    for lo, hi in _regions(view):
+        m = pattern.search(view, lo, hi)
+        if m is not None:
+            return m
+    return None
 
 
 def output_line(text: str, last: bool, view: str | None = None) -> tuple[int, int] | None:
@@ -255,10 +271,13 @@ _EMPHASIS = re.compile(r"\*\*|^#{1,6}\s+", re.MULTILINE)  # not `__`: __init__.p
 _ABSOLUTE = re.compile(r"(?<![\w.~`])/(?:[\w.@+-]+/){2,}([\w.@+-]+/)?([\w.@+-]+)")
 
 
-def clean(text: str, limit: int) -> str:
+def clean(text: str, limit: int, *, secrets: bool = True) -> str:
     """One readable line: secrets redacted first (before any cut), tool XML, ANSI escapes
-    and Markdown emphasis gone, whitespace folded, at most `limit` characters."""
-    text = redact(text)
+    and Markdown emphasis gone, whitespace folded, at most `limit` characters. `secrets=False`
+    is for text that is only weighed, never shown or stored: the caller redacts what it
+    keeps."""
+    if secrets:
+        text = redact(text)
     if "\x1b" in text:
         text = ANSI.sub("", text)
     if "<" in text:

@@ -25,6 +25,7 @@ from typing import Any, NamedTuple
 
 from store.ingest import bar, snippets
 from store.ingest.candidates import Candidate
+from store.ingest.redact import redact
 from store.models import TranscriptMessage
 
 #: Phrases per node type (each in one type only), matched case-insensitively on word
@@ -389,7 +390,7 @@ def finding(text: str, lo: int, hi: int, *, ahead: bool = True) -> tuple[str, bo
         best = _most_informative(list(_sentences_from(text, hi, len(text), hi)))
     if not best:
         best = _clause(own[0]) if own else snippets.clean(text[lo:hi], 200)
-    summary = snippets.fit(_capital(snippets.short_paths(best)))
+    summary = snippets.fit(_capital(snippets.short_paths(redact(best))))
     return summary, bool(_HEDGE.search(best))
 
 
@@ -432,7 +433,7 @@ def _heading(sentence: str) -> bool:
 def _clause(sentence: str) -> str:
     """The statement in a sentence: its opener cut ("I can see that …"), or what follows a
     finding verb inside it ("Looking at `x`, I notice that …")."""
-    clean = snippets.clean(sentence, 400)
+    clean = snippets.clean(sentence, 2000, secrets=False)  # `finding` redacts what it keeps
     cut = _LEAD.match(clean) or _INNER_LEAD.search(clean)
     clause = clean[cut.end() :].strip() if cut else clean
     clause = clause.lstrip("-*•→> ").strip()

@@ -362,19 +362,21 @@ def _user_says_fails(c: Candidate, context: _Context) -> bool:
 
 
 def _corroborate(found: list[Candidate]) -> tuple[list[Candidate], dict[int, Candidate]]:
-    """One node per type and overlapping range of a file; `owner` maps each candidate (by
-    id) to its survivor."""
-    by_place = sorted(found, key=lambda c: (c.file, c.type, c.line_start, c.line_end, _order(c)))
+    """One node per type and overlapping range of a stream (a thread of one file: subagent
+    messages relayed between a call and its result are another thread); `owner` maps each
+    candidate (by id) to its survivor."""
+    by_place = sorted(found, key=lambda c: (c.stream, c.type, c.line_start, c.line_end, _order(c)))
     kept: list[Candidate] = []
     owner: dict[int, Candidate] = {}
     group: list[Candidate] = []
-    place: tuple[str, str, int] = ("", "", -1)  # file, type and last line of the group
+    place: tuple[int, str, int] = (-1, "", -1)  # stream, type and last line of the group
     for c in by_place:
-        if group and not (c.file == place[0] and c.type == place[1] and c.line_start <= place[2]):
+        same = c.stream == place[0] and c.type == place[1] and c.line_start <= place[2]
+        if group and not same:
             kept.append(_survivor(group, owner))
             group = []
         group.append(c)
-        place = (c.file, c.type, max(c.line_end, place[2]) if len(group) > 1 else c.line_end)
+        place = (c.stream, c.type, max(c.line_end, place[2]) if len(group) > 1 else c.line_end)
     if group:
         kept.append(_survivor(group, owner))
     return sorted(kept, key=_order), owner
