@@ -5,16 +5,20 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from app import hook_main
-from app.cli import emit, open_library, say
+from app.cli import CliError, emit, open_library, say
 from store.errors import LibrarianError
 from store.hooks import read_stdin
-from store.models import NODE_STATUSES
+from store.models import NODE_STATUSES, UpgradePlan
 from store.paths import resolve_library_dir
 from store.process import own_module
+
+#: Exit status when the person declined to send: nothing was ingested or sent.
+DECLINED = 3
 
 
 def add_parsers(sub: Any, add: Any) -> None:
@@ -30,7 +34,22 @@ def add_parsers(sub: Any, add: Any) -> None:
     ingest.add_argument(
         "--llm",
         action="store_true",
-        help="also run the cold tier (needs the anthropic SDK and an API key)",
+        help="then let the cold tier (LLM) read every session under PATH it has not read yet,"
+        " changed or not; shows the token estimate and asks first (needs the anthropic SDK and"
+        " an API key)",
+    )
+    ingest.add_argument(
+        "--again",
+        action="store_true",
+        help="--llm: also send sessions this model and prompt version already read",
+    )
+    ingest.add_argument(
+        "--yes", action="store_true", help="--llm: send without asking (scripts, no terminal)"
+    )
+    ingest.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="--llm: show the token estimate and the calls it would make; ingest and send nothing",
     )
     sessions = add(sub, "sessions", "list ingested sessions", True)
     sessions.add_argument("--project", help="only this project (cwd)")
@@ -74,17 +93,64 @@ def add_parsers(sub: Any, add: Any) -> None:
     hooks.add_argument("--dry-run", action="store_true", help="show the diff, change nothing")
 
 
-def cmd_ingest(args: argparse.Namespace) -> int:
+def cmd_ingest(
+    args: argparse.Namespace,
+    read: Callable[[str], str] = input,
+    make_client: Callable[[Any], Any] | None = None,
+) -> int:
+    """Ingest; with `--llm`, show what the cold tier would send and ask before sending it
+    (`read` answers the question, `make_client` builds the LLM client: tests pass theirs)."""
     from app import render
 
     for path in args.paths:
         if not path.exists():
             raise LibrarianError(f"{path} does not exist")
+    if not args.llm:
+        given = [f for f in ("again", "yes", "dry_run") if getattr(args, f)]
+        if given:
+            raise CliError(f"--{given[0].replace('_', '-')} goes with --llm")
     with open_library(args) as library:
-        client = _llm_client(library) if args.llm else None
-        report = library.ingest(args.paths or None, llm=client)
+        client = None
+        if args.llm:
+            if not args.dry_run:
+                client = (make_client or _llm_client)(library)
+            plan = library.plan_upgrade(
+                args.paths or None,
+                again=args.again,
+                model=getattr(client, "model", ""),
+                context_tokens=getattr(client, "context_tokens", 0),
+            )
+            if args.dry_run:
+                emit(args, render.upgrade_plan_data(plan), render.upgrade_plan_text(plan))
+                return 0
+            if not _confirmed(args, plan, read):
+                say("nothing ingested, nothing sent", file=sys.stderr)
+                return DECLINED
+        report = library.ingest(args.paths or None, llm=client, again=args.again)
     emit(args, render.plain(report), render.ingest_text(report))
     return 0
+
+
+def _confirmed(args: argparse.Namespace, plan: UpgradePlan, read: Callable[[str], str]) -> bool:
+    """Show the estimate before anything is sent; ask on a terminal unless `--yes`. Without a
+    terminal (or with `--json`) and without `--yes`, refuse: nothing is ingested or sent."""
+    from app import render
+
+    text = render.upgrade_plan_text(plan)
+    if args.yes or not plan.calls:
+        say(text, file=sys.stderr if args.json else None)
+        return True
+    if args.json or (read is input and not sys.stdin.isatty()):
+        raise CliError(
+            "--llm sends transcripts to the model: confirm with --yes (or look first with"
+            " --dry-run)"
+        )
+    say(text)
+    try:
+        answer = read(f"send {plan.calls} calls to {plan.model}? [y/N] ").strip().lower()
+    except EOFError:
+        answer = ""
+    return answer in ("y", "yes")
 
 
 def _llm_client(library: Any) -> Any:

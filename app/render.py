@@ -20,6 +20,8 @@ from store.models import (
     SkillDetail,
     SkillSummary,
     Suggestion,
+    UpgradePlan,
+    UpgradeReport,
 )
 from store.text import neutralise, one_line
 from store.verify import VerifyReport
@@ -165,8 +167,61 @@ def ingest_text(report: IngestReport) -> str:
         f"  failed {one_line(f.path, 160)}: {f.code}: {one_line(f.reason, 200)}"
         for f in report.failed
     ]
+    if report.cold is not None:
+        lines.append(cold_text(report.cold))
     lines += [f"  note {one_line(p, 220)}" for p in report.problems[:20]]
     return "\n".join(lines)
+
+
+#: Sessions listed one by one in an estimate before "… and N more".
+PLAN_SHOWN = 20
+
+
+def upgrade_plan_text(plan: UpgradePlan) -> str:
+    """The cold tier's estimate: what would be sent, one call per window, and what is not."""
+    head = f"cold tier ({one_line(plan.model, 60)}, prompt {plan.prompt_version}): "
+    already = (
+        f"; {plan.already} sessions already read by this model and prompt (not sent; --again"
+        " sends them)"
+        if plan.already
+        else ""
+    )
+    if not plan.calls:
+        lines = [head + "nothing to send" + already]
+    else:
+        lines = [
+            head + f"{len(plan.sessions)} sessions × their windows = {plan.calls} calls,"
+            f" ~{plan.input_tokens:,} input tokens, at most {plan.max_output_tokens:,} output"
+            f" tokens{already}",
+        ]
+        lines += [
+            f"  {_short_id(s.session_id)}  {s.windows:>3} windows  ~{s.input_tokens:>9,} tokens"
+            f"  ({s.reason})"
+            for s in plan.sessions[:PLAN_SHOWN]
+        ]
+        if len(plan.sessions) > PLAN_SHOWN:
+            lines.append(f"  … and {len(plan.sessions) - PLAN_SHOWN} more sessions")
+        lines.append("  counted locally (UTF-8 bytes / 3, errs high); nothing has been sent yet")
+    lines += [f"  note {one_line(p, 220)}" for p in plan.problems[:20]]
+    return "\n".join(lines)
+
+
+def upgrade_plan_data(plan: UpgradePlan) -> dict[str, Any]:
+    return asdict(plan) | {
+        "calls": plan.calls,
+        "input_tokens": plan.input_tokens,
+        "max_output_tokens": plan.max_output_tokens,
+    }
+
+
+def cold_text(report: UpgradeReport) -> str:
+    return (
+        f"  cold tier ({one_line(report.model, 60)}, prompt {report.prompt_version}):"
+        f" {report.sessions} sessions read in {report.calls} calls, {report.already} already"
+        f" read; {report.nodes_added} nodes added ({report.suppressed} below the bar),"
+        f" {report.superseded} warm nodes superseded, {report.merged} merged as duplicates,"
+        f" {report.dropped} replies dropped"
+    )
 
 
 def sessions_text(rows: list[SessionSummary]) -> str:
@@ -204,6 +259,7 @@ def nodes_text(rows: list[Node]) -> str:
     return "\n".join(
         f"{n.node_id}  {n.status:<8} {n.type:<13} {n.confidence:.2f} {n.scope:<7}"
         f" {one_line(n.summary, 90)}"
+        + (f"  (superseded by {n.superseded_by})" if n.superseded_by else "")
         for n in rows
     )
 

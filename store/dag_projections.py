@@ -131,6 +131,44 @@ def _node_merged(conn: sqlite3.Connection, event: Event) -> None:
         )
 
 
+@handles("node.superseded")
+def _node_superseded(conn: sqlite3.Connection, event: Event) -> None:
+    """A pending or suppressed warm node a cold-tier node restated: kept, out of the queue,
+    pointing at its successor. A node a reviewer decided in the meantime stays as it is."""
+    p = event.payload
+    conn.execute(
+        "UPDATE nodes SET status='superseded', superseded_by=?, updated_at=? WHERE node_id=?"
+        " AND status IN ('pending', 'suppressed')",
+        (p["by"], event.ts, p["node_id"]),
+    )
+
+
+@handles("session.cold_extracted")
+def _session_cold_extracted(conn: sqlite3.Connection, event: Event) -> None:
+    """Which model and prompt version last read a session's transcript (which content)."""
+    p = event.payload
+    previous = conn.execute(
+        "SELECT runs FROM cold_extractions WHERE session_id=?", (p["session_id"],)
+    ).fetchone()
+    conn.execute(
+        "INSERT OR REPLACE INTO cold_extractions(session_id, digest, model, prompt_version,"
+        " extracted_at, windows, failed_windows, nodes_added, superseded, runs)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?)",
+        (
+            p["session_id"],
+            p["digest"],
+            p["model"],
+            p["prompt_version"],
+            event.ts,
+            p["windows"],
+            p["failed_windows"],
+            p["nodes_added"],
+            p["superseded"],
+            (previous[0] if previous else 0) + 1,
+        ),
+    )
+
+
 @handles(
     "node.approved",
     "node.rejected",

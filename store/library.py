@@ -51,6 +51,7 @@ from store.models import (
     SkippedFile,
     StepPlan,
     Suggestion,
+    UpgradePlan,
 )
 from store.paths import LibraryPaths
 from store.patterns.retrieval_log import RetrievalLog
@@ -652,18 +653,45 @@ class Library:
         paths: Sequence[Path] | None = None,
         *,
         llm: LlmClient | None = None,
+        again: bool = False,
         progress: Progress | None = None,
     ) -> IngestReport:
         """Ingest transcripts (default: Claude Code's projects folders); new co-usage then
-        becomes relation proposals."""
+        becomes relation proposals. With `llm`, the cold tier then reads every session under
+        the paths, changed or not, that this model and prompt version have not read yet (all
+        of them with `again`); see `store.ingest.upgrade`."""
         from store.ingest.pipeline import ingest
 
         since = self.last_seq()
-        report = ingest(self, paths, llm=llm, progress=progress)
+        report = ingest(self, paths, progress=progress)
+        if llm is not None:
+            from store.ingest.upgrade import upgrade
+
+            cold = upgrade(self, paths, llm, again=again, progress=progress)
+            report = dataclasses.replace(
+                report,
+                cold=cold,
+                withheld=report.withheld + cold.withheld,
+                problems=report.problems + cold.problems,
+            )
         if report.ingested:
             made = self.propose_relations(since=since)
             report = dataclasses.replace(report, relations_proposed=len(made))
         return report
+
+    def plan_upgrade(
+        self,
+        paths: Sequence[Path] | None = None,
+        *,
+        again: bool = False,
+        model: str = "",
+        context_tokens: int = 0,
+    ) -> UpgradePlan:
+        """What `ingest(paths, llm=…)` would send to the LLM, counted locally: no network, no
+        writes (model and context default to the configured ones)."""
+        from store.ingest.upgrade import plan
+
+        return plan(self, paths, again=again, model=model, context_tokens=context_tokens)
 
     def drain_spool(self, *, locked: bool = False) -> DrainReport:
         """Ingest what the hooks queued (one worker at a time), then propose relations.

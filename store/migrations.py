@@ -447,6 +447,24 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE nodes ADD COLUMN informativeness REAL NOT NULL DEFAULT 0;
     ALTER TABLE nodes ADD COLUMN suppressed_reason TEXT NOT NULL DEFAULT '';
     """,
+    # 11: the cold tier over sessions already read (store/ingest/upgrade.py): a pending or
+    # suppressed warm node a cold node restated is `superseded` and points at it; which
+    # model and prompt version last read each session, and which transcript content
+    """
+    ALTER TABLE nodes ADD COLUMN superseded_by TEXT NOT NULL DEFAULT '';
+    CREATE TABLE cold_extractions(
+        session_id TEXT PRIMARY KEY,
+        digest TEXT NOT NULL,
+        model TEXT NOT NULL,
+        prompt_version TEXT NOT NULL,
+        extracted_at TEXT NOT NULL,
+        windows INTEGER NOT NULL,
+        failed_windows INTEGER NOT NULL,
+        nodes_added INTEGER NOT NULL,
+        superseded INTEGER NOT NULL,
+        runs INTEGER NOT NULL
+    );
+    """,
 )
 
 #: Tables rebuilt by replaying events; `verify` compares them with a scratch replay.
@@ -475,6 +493,7 @@ PROJECTION_TABLES: dict[str, str] = {
     "incidents": "incident_id",
     "relation_proposals": "source_name, target_name",
     "redactions": "seq",
+    "cold_extractions": "session_id",
 }
 
 

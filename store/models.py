@@ -194,6 +194,7 @@ NODE_STATUSES: tuple[str, ...] = (
     "merged",
     "forgotten",
     "suppressed",
+    "superseded",
 )
 #: What a projection (and so every screen) shows in place of text `forget` erased.
 ERASED = "[erased]"
@@ -291,6 +292,61 @@ class ExtractedEdge:
 
 
 @dataclass(frozen=True)
+class PlannedSession:
+    """A session the cold tier would send, and what it would cost (local estimate)."""
+
+    session_id: str
+    path: str  # the main file it is read from
+    windows: int  # one call each
+    input_tokens: int  # prompt and window text over its calls
+    #: Why it is sent: "new" (the cold tier never read it), "changed" (the transcript grew
+    #: since), "prompt" (read with another model or prompt version), "again" (`--again`).
+    reason: str
+
+
+@dataclass(frozen=True)
+class UpgradePlan:
+    """What `ingest --llm` would send before it sends anything: a cost-free count."""
+
+    model: str
+    prompt_version: str
+    sessions: tuple[PlannedSession, ...]
+    already: int  # sessions this model and prompt version already read: not sent
+    output_tokens: int  # the output cap of one call
+    problems: tuple[str, ...] = ()
+
+    @property
+    def calls(self) -> int:
+        return sum(s.windows for s in self.sessions)
+
+    @property
+    def input_tokens(self) -> int:
+        return sum(s.input_tokens for s in self.sessions)
+
+    @property
+    def max_output_tokens(self) -> int:
+        return self.calls * self.output_tokens
+
+
+@dataclass(frozen=True)
+class UpgradeReport:
+    """What the cold tier did over sessions (`ingest --llm`)."""
+
+    model: str
+    prompt_version: str
+    sessions: int  # sessions sent
+    already: int  # sessions already read by this model and prompt version: not sent
+    calls: int  # windows sent, one call each
+    nodes_added: int  # new nodes (pending or suppressed)
+    superseded: int  # pending or suppressed warm nodes a cold node replaced
+    merged: int  # cold nodes recorded as duplicates (of a reviewed node, or by dedup)
+    suppressed: int  # new cold nodes below the knowledge bar
+    dropped: int  # replies not kept: malformed, unknown type, evidence not in the window
+    withheld: int  # not added: they would bring forgotten content back
+    problems: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Node:
     """A stored reasoning node."""
 
@@ -319,6 +375,8 @@ class Node:
     informativeness: float = 0.0
     #: Why the knowledge bar kept it out of the queue ("" when it passed).
     suppressed_reason: str = ""
+    #: The cold-tier node that restated it better (status `superseded`; "" otherwise).
+    superseded_by: str = ""
 
 
 @dataclass(frozen=True)

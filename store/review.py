@@ -34,7 +34,8 @@ ACTIONS = {
 NODE_COLUMNS = (
     "node_id, session_id, project, type, summary, evidence, file, line_start, line_end,"
     " confidence, scope, tier, status, developer, created_at, decided_at, decided_by, reason,"
-    " merged_into, retrieval_count, last_retrieved_at, informativeness, suppressed_reason"
+    " merged_into, retrieval_count, last_retrieved_at, informativeness, suppressed_reason,"
+    " superseded_by"
 )
 
 
@@ -270,6 +271,8 @@ def _decidable(conn: sqlite3.Connection, node_id: str) -> Node:
         raise ReviewError(f"node {node_id} was merged into {node.merged_into}; decide that one")
     if node.status == "forgotten":
         raise ReviewError(f"node {node_id} was forgotten; its content is erased")
+    if node.status == "superseded":
+        raise ReviewError(f"node {node_id} was superseded by {node.superseded_by}; decide that one")
     return node
 
 

@@ -154,6 +154,8 @@ class NodeDetailView(VerticalScroll, can_focus=True):
             grid.add_row("Reason", Text(one_line(node.reason, 1000)))
         if node.merged_into:
             grid.add_row("Merged into", Text(one_line(node.merged_into, 80)))
+        if node.superseded_by:
+            grid.add_row("Superseded by", Text(one_line(node.superseded_by, 80)))
         if node.retrieval_count:
             last = _when(node.last_retrieved_at)
             grid.add_row("Retrieved", Text(f"{node.retrieval_count}× (last {last})"))

@@ -1,4 +1,6 @@
-"""Sessions into the library: parse, extract (warm, optionally cold), redact, dedup, record.
+"""Sessions into the library: parse, extract (warm tier), redact, dedup, record.
+
+The cold tier reads sessions after this, whether they changed or not (`store.ingest.upgrade`).
 
 Idempotent per session: an unchanged transcript costs a few `stat` calls and writes nothing;
 a grown one (the Stop hook fires every turn) adds only nodes it has not seen. Node ids are
@@ -13,7 +15,7 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,11 +43,11 @@ from store.models import (
     ParseFailure,
     SkippedFile,
     TranscriptMessage,
+    UpgradeReport,
 )
 from store.projections import store_blob
 
 if TYPE_CHECKING:
-    from store.ingest.cold import LlmClient
     from store.library import Library
 
 #: Cosine at or above which two nodes of one project say the same thing (DESIGN §6).
@@ -73,6 +75,7 @@ class IngestReport:
     relations_proposed: int = 0  # new co-usage proposals (set by `Library.ingest`)
     kept_erased: int = 0  # archived messages `forget` erased that stay erased
     withheld: int = 0  # nodes not added: they quote erased messages or repeat forgotten nodes
+    cold: UpgradeReport | None = None  # what the cold tier did (`ingest --llm`)
 
 
 @dataclass
@@ -97,20 +100,21 @@ def node_text(type_: str, summary: str) -> str:
     return f"{type_}: {summary}"
 
 
+def main_files(paths: Sequence[Path] | None) -> list[Path]:
+    """The session files under `paths` (default: Claude Code's projects folders)."""
+    roots = list(paths) if paths else default_project_dirs(Path.home(), os.environ)
+    return [f for root in roots for f in find_session_files(Path(root))]
+
+
 def ingest(
-    library: Library,
-    paths: Sequence[Path] | None = None,
-    *,
-    llm: LlmClient | None = None,
-    progress: Progress | None = None,
+    library: Library, paths: Sequence[Path] | None = None, *, progress: Progress | None = None
 ) -> IngestReport:
     """Ingest every session under `paths` (default: Claude Code's projects folders)."""
     started = time.perf_counter()
-    roots = list(paths) if paths else default_project_dirs(Path.home(), os.environ)
-    files = [f for root in roots for f in find_session_files(Path(root))]
+    files = main_files(paths)
     outcomes = []
     for done, main_file in enumerate(files, start=1):
-        outcomes.append(ingest_file(library, main_file, llm=llm))
+        outcomes.append(ingest_file(library, main_file))
         if progress is not None:
             progress(done, len(files))
     skipped: dict[str, int] = {}
@@ -133,7 +137,7 @@ def ingest(
     )
 
 
-def ingest_file(library: Library, main_file: Path, *, llm: LlmClient | None = None) -> _Outcome:
+def ingest_file(library: Library, main_file: Path) -> _Outcome:
     """One session file; never raises for data problems (they become the outcome's failure).
 
     A session recorded in several main files (a transcript copied or moved, keeping its
@@ -151,12 +155,19 @@ def ingest_file(library: Library, main_file: Path, *, llm: LlmClient | None = No
         if isinstance(parsed, ParseFailure):
             return _Outcome(failure=SkippedFile(str(main_file), parsed.code, parsed.reason))
         with session_lock(locks, "session\0" + parsed.session_id):
-            others = _other_sources(library, parsed.session_id, main_file)
-            if others:
-                mains = [main_file, *others]
-                every = parse_sources(mains, parsed.session_id, _labels(library, mains))
-                parsed = every if isinstance(every, ParsedSession) else parsed
-            return _record(library, parsed, llm)
+            return _record(library, with_other_sources(library, parsed, main_file))
+
+
+def with_other_sources(library: Library, parsed: ParsedSession, main_file: Path) -> ParsedSession:
+    """The session read from all its recorded main files (`parsed` alone when it has one, or
+    when reading the others fails). Ingest calls it under the session's lock; transcripts
+    only grow, so a reader needs none."""
+    others = _other_sources(library, parsed.session_id, main_file)
+    if not others:
+        return parsed
+    mains = [main_file, *others]
+    every = parse_sources(mains, parsed.session_id, _labels(library, mains))
+    return every if isinstance(every, ParsedSession) else parsed
 
 
 @contextmanager
@@ -257,23 +268,9 @@ def _labels(library: Library, mains: list[Path]) -> dict[Path, str]:
 # -- recording -------------------------------------------------------------------------------
 
 
-def _extract(
-    library: Library, parsed: ParsedSession, llm: LlmClient | None
-) -> tuple[list[ExtractedNode], list[ExtractedEdge], list[str]]:
+def _record(library: Library, parsed: ParsedSession) -> _Outcome:
     warm = extract_warm(parsed)
     nodes, edges, problems = list(warm.nodes), list(warm.edges), list(warm.problems)
-    if llm is not None:
-        from store.ingest.cold import cold_settings, extract_cold
-
-        cold = extract_cold(parsed, llm, **cold_settings(library.config))
-        nodes += cold.nodes
-        edges += cold.edges
-        problems += list(cold.problems)
-    return nodes, edges, problems
-
-
-def _record(library: Library, parsed: ParsedSession, llm: LlmClient | None) -> _Outcome:
-    nodes, edges, problems = _extract(library, parsed, llm)
     sid = parsed.session_id
     candidates = [_candidate(library, parsed, n) for n in nodes]
     with library.db.read() as conn:
@@ -300,31 +297,7 @@ def _record(library: Library, parsed: ParsedSession, llm: LlmClient | None) -> _
             f"session:{sid}",
             _session_payload(library, parsed, digest, files),
         )
-        merged = 0
-        for candidate, into, replaces in decisions:
-            if into:
-                library.append_event(
-                    conn,
-                    "node.merged",
-                    f"node:{into}",
-                    {"into": into, "merged": candidate["node_id"], "node": _texts(conn, candidate)},
-                )
-                merged += 1
-                continue
-            library.append_event(
-                conn,
-                "node.extracted",
-                f"node:{candidate['node_id']}",
-                {"node": _texts(conn, candidate)},
-            )
-            if replaces:
-                library.append_event(
-                    conn,
-                    "node.merged",
-                    f"node:{candidate['node_id']}",
-                    {"into": candidate["node_id"], "merged": replaces},
-                )
-                merged += 1
+        merged = append_nodes(library, conn, decisions)
         recorded = inferred_outcomes.record(library, conn, sid, inferred)
     added = sum(1 for _, into, _ in decisions if not into)
     return _Outcome(
@@ -337,6 +310,40 @@ def _record(library: Library, parsed: ParsedSession, llm: LlmClient | None) -> _
         skipped=dict(parsed.skipped),
         problems=[f"{sid}: {p}" for p in problems],
     )
+
+
+def append_nodes(
+    library: Library,
+    conn: sqlite3.Connection,
+    decisions: Sequence[tuple[dict[str, Any], str, str]],
+) -> int:
+    """The events for dedup's decisions (`_dedup`); returns how many merges they record."""
+    merged = 0
+    for candidate, into, replaces in decisions:
+        if into:
+            library.append_event(
+                conn,
+                "node.merged",
+                f"node:{into}",
+                {"into": into, "merged": candidate["node_id"], "node": _texts(conn, candidate)},
+            )
+            merged += 1
+            continue
+        library.append_event(
+            conn,
+            "node.extracted",
+            f"node:{candidate['node_id']}",
+            {"node": _texts(conn, candidate)},
+        )
+        if replaces:
+            library.append_event(
+                conn,
+                "node.merged",
+                f"node:{candidate['node_id']}",
+                {"into": candidate["node_id"], "merged": replaces},
+            )
+            merged += 1
+    return merged
 
 
 def _candidate(library: Library, parsed: ParsedSession, node: ExtractedNode) -> dict[str, Any]:
@@ -500,10 +507,14 @@ def _session_payload(
 
 
 def _dedup(
-    library: Library, project: str, fresh: list[dict[str, Any]]
+    library: Library,
+    project: str,
+    fresh: list[dict[str, Any]],
+    exclude: Collection[str] = (),
 ) -> tuple[list[tuple[dict[str, Any], str, str]], str]:
     """(candidate, merged into (or ""), stored node it replaces (or "")) in insertion order.
     Duplicates are nodes of the same type whose texts are within the cosine threshold.
+    Stored nodes in `exclude` are not compared (the cold tier supersedes them instead).
 
     The higher confidence wins. A stored node that a reviewer already decided always wins:
     a new, pending duplicate never overrides a human decision. Candidates below the
@@ -519,6 +530,7 @@ def _dedup(
             " AND status IN ('pending', 'approved', 'rejected')",
             (project,),
         ).fetchall()
+    stored = [r for r in stored if r[0] not in exclude]
     try:
         vectors = _node_vectors(
             library,

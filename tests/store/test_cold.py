@@ -519,6 +519,7 @@ def test_auth_and_bad_requests_stop_the_tier_at_once(
     client, api = make_client(FakeApi(replies=[denied]), **settings)
     result = extract_cold(session(messages), client, fraction=1.0, overlap=0)
     assert result.problems == (f"{expected}; 2 more windows skipped",)
+    assert (result.failed, result.unsent, result.calls, result.stopped) == (3, 2, 1, True)
     assert result.nodes == ()
     assert len(api.calls()) == 1  # not retried, later windows not tried
     assert sleeps == []
