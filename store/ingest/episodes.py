@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from store.ingest import snippets
 from store.ingest.candidates import Candidate
@@ -44,7 +44,13 @@ ROUTINE_PROGRAMS = frozenset(
 )
 #: An interpreter given the program inline (`python3 -c "…"`, `node -e …`).
 _INLINE_SCRIPT = re.compile(r"^(?:python[\d.]*|node|ruby|perl|deno|bun|php)\s+(?:-\S+\s+)*-[ceE]\b")
-_GIT_READS = frozenset("status log diff show branch remote rev-parse ls-files blame".split())
+#: Version-control reads and bookkeeping: what they print or refuse is about the working copy
+#: (an upstream not set, a path ignored), not the project. `git commit` is not here: its
+#: hooks enforce the project's own rules.
+_GIT_BOOKKEEPING = frozenset(
+    "status log diff show branch remote rev-parse ls-files blame add push pull fetch checkout"
+    " switch stash restore reset tag worktree".split()
+)
 _INSTALL = re.compile(
     r"^(?:npm (?:install|i|add)|pnpm (?:add|install|i)|yarn add|bun (?:add|install)"
     r"|pip3? install|uv (?:add|pip install)|poetry add|pipenv install|cargo add|go get"
@@ -72,6 +78,7 @@ class Action:
     failed: bool
     harness: HarnessError | None
     routine: bool
+    wanted: str = ""  # why the failure was what the agent wanted ("" when it was not)
 
 
 @dataclass
@@ -93,8 +100,30 @@ def actions(streams: Sequence[Sequence[TranscriptMessage]]) -> list[Action]:
             for result in message.tool_results:
                 called = calls.pop(result.tool_use_id, None)
                 if called is not None:
-                    found.append(_action(stream, called, pos, message, result))
+                    action = _action(stream, called, pos, message, result)
+                    if action.failed:
+                        action = replace(action, wanted=_wanted(messages, pos))
+                    found.append(action)
     return sorted(found, key=lambda a: (a.stream, a.pos, a.done_pos))
+
+
+#: What an agent says about a failure it wanted to see.
+_EXPECTED = re.compile(
+    r"^\W*(?:(?:good|great|perfect|excellent|nice)\b[^.!\n]{0,40}(?:fail|reproduc|red\b|error)"
+    r"|(?:as expected|that'?s expected|this is expected|expected(?:ly)?[,:]? (?:it|the test|this)"
+    r"\s+fails?|(?:reproduced|confirmed|confirms)\b|(?:the|this) (?:test|check) fails? as "
+    r"(?:it should|expected)))",
+    re.IGNORECASE,
+)
+
+
+def _wanted(messages: Sequence[TranscriptMessage], pos: int) -> str:
+    """Why a failure was wanted, from what the agent says right after it ("" if it does not
+    say so): a reproduction, a test red before its fix, a guard shown to work."""
+    for later in messages[pos + 1 : pos + 3]:
+        if later.role == "assistant" and later.text:
+            return "a failure the agent wanted (it says so)" if _EXPECTED.search(later.text) else ""
+    return ""
 
 
 def _action(
@@ -161,7 +190,7 @@ def _routine(tool: ToolUse, target: str, command: str = "") -> bool:
         return True
     if words[0] in ROUTINE_PROGRAMS:
         return True
-    return words[0] == "git" and len(words) > 1 and words[1] in _GIT_READS
+    return words[0] == "git" and len(words) > 1 and words[1] in _GIT_BOOKKEEPING
 
 
 def episodes(found: Sequence[Action]) -> Iterator[Episode]:
@@ -173,15 +202,15 @@ def episodes(found: Sequence[Action]) -> Iterator[Episode]:
     for action in found:
         if action.harness is not None:
             continue
-        if action.tool.name in EDIT_TOOLS or _installs(action):
-            for (stream, _), episode in open_.items():
-                if stream == action.stream and not action.failed:
-                    episode.changes.append(action)
-            if action.tool.name in EDIT_TOOLS:
-                continue
-        if action.routine:
-            continue
         key = (action.stream, action.target)
+        if not action.failed and (action.tool.name in EDIT_TOOLS or not action.routine):
+            # An edit, an install or another project action that worked: a change for every
+            # other open episode of the stream (a deploy, a rollback, a migration, a config).
+            for (stream, target), episode in open_.items():
+                if stream == action.stream and target != action.target:
+                    episode.changes.append(action)
+        if action.tool.name in EDIT_TOOLS or action.routine:
+            continue
         if action.failed:
             if key in open_:
                 open_[key].failures.append(action)
@@ -208,21 +237,42 @@ def candidates(
     out: list[Candidate] = []
     pairs: list[tuple[Candidate, Candidate]] = []
     for episode in episodes(found):
-        dead = dead_end(episode)
-        if dead is None:
+        dead_ends = [d for d in (dead_end(run) for run in _runs(episode)) if d is not None]
+        if not dead_ends:
             continue
-        out.append(dead)
+        out += dead_ends
         fix = solution(episode)
         if fix is not None:
             out.append(fix)
-            pairs.append((dead, fix))
+            pairs.append((dead_ends[-1], fix))
     out += [_mechanics(a) for a in found if a.failed and (a.harness or a.routine)]
     return out, pairs
 
 
+def _runs(episode: Episode) -> list[Episode]:
+    """The episode's failures cut where the error changes: fixing one error often uncovers
+    the next, and each is its own dead end (the solution resolves the last)."""
+    runs: list[Episode] = []
+    last_gist: str | None = None
+    for failure in episode.failures:
+        gist = _gist_text(failure.result.text)
+        if runs and gist == last_gist:
+            runs[-1].failures.append(failure)
+        else:
+            runs.append(Episode(episode.target, [failure]))
+        last_gist = gist
+    return runs
+
+
+def _gist_text(output: str) -> str:
+    span = snippets.error_gist(output)
+    return re.sub(r"\d+", "#", output[span[0] : span[1]]) if span else ""
+
+
 def dead_end(episode: Episode) -> Candidate | None:
-    """What was tried and the gist of how it failed (the first attempt's error: what the
-    episode is about), with the number of attempts."""
+    """What was tried and the gist of how it failed, with the number of attempts that failed
+    the same way. A failure the agent then says it wanted (a reproduction, a red test before
+    the fix) is kept out."""
     first, last = episode.failures[0], episode.failures[-1]
     span = snippets.error_gist(first.result.text)
     if span is None:
@@ -230,13 +280,14 @@ def dead_end(episode: Episode) -> Candidate | None:
     line = first.result.text[span[0] : span[1]]
     tries = len(episode.failures)
     what = _call(first)
-    gist = snippets.clean(snippets.short_paths(line), 130)
+    gist = snippets.clean(snippets.short_paths(line), 150)
     again = f" ({tries} attempts)" if tries > 1 else ""
     verb = "stops at" if _is_prompt(line) else "fails with"
     summary = snippets.fit(f"{what} {verb} {gist}{again}")
     return Candidate(
         "episode", "DEAD_END", first.done, first.stream, first.done_pos, span[0], line,
         CONFIDENCE, summary, first.call.line_start, last.done.line_end,
+        routine=first.wanted,
     )  # fmt: skip
 
 
@@ -248,14 +299,18 @@ def solution(episode: Episode) -> Candidate | None:
     if success is None:
         return None
     first = episode.failures[0]
-    changes = _command_changes(first.command, success.command)
-    changes += _edit_changes(episode.changes)
-    changes += _install_changes(episode.changes)
+    # What was done in between explains the success better than the retried command's own
+    # tweaks; those count only when nothing else changed.
+    changes = _edit_changes(episode.changes) + _install_changes(episode.changes)
+    if not changes:  # no edit, no install: the last project command run in between
+        changes = _last_command(episode.changes)
+    if not changes:
+        changes = _command_changes(first.command, success.command)
     error = snippets.error_gist(episode.failures[-1].result.text)
     was = ""
     if error is not None:
         text = episode.failures[-1].result.text[error[0] : error[1]]
-        was = f" (it had failed with {snippets.clean(snippets.short_paths(text), 90)})"
+        was = f" (it had failed with {_short_error(text)})"
     routine = "" if changes else "passed again with nothing changed in between"
     how = " after " + _join(changes) if changes else " on a rerun"
     summary = snippets.fit(f"{_call(success)} succeeds{how}{was}")
@@ -304,8 +359,9 @@ def _command_changes(failed: str, worked: str) -> list[str]:
     feed_before, before = snippets.command_tokens(failed)
     feed_after, after = snippets.command_tokens(worked)
     changes: list[str] = []
-    added = [w for w in after if w not in before]
-    dropped = [w for w in before if w not in after]
+    # Free text (a commit message, an inline script, a query) is not a flag that changed.
+    added = [w for w in after if w not in before and _token(w)]
+    dropped = [w for w in before if w not in after and _token(w)]
     if added:
         changes.append("adding " + ", ".join(_code(w) for w in added[:4]))
     if dropped:
@@ -313,6 +369,10 @@ def _command_changes(failed: str, worked: str) -> list[str]:
     if feed_after and feed_after != feed_before:
         changes.append(f"piping {_code(' '.join(_shown(w) for w in feed_after))} into it")
     return changes
+
+
+def _token(word: str) -> bool:
+    return len(word) <= 60 and not any(ch.isspace() for ch in word)
 
 
 def _shown(word: str) -> str:
@@ -338,10 +398,32 @@ def _edit_changes(changes: Sequence[Action]) -> list[str]:
 
 def _install_changes(changes: Sequence[Action]) -> list[str]:
     return [
-        f"running `{snippets.clean(snippets.main_stage(a.command), 60)}`"
+        f"running `{snippets.clean(snippets.main_stage(a.command), 70)}`"
         for a in changes
         if a.command and _installs(a)
     ][:2]
+
+
+def _last_command(changes: Sequence[Action]) -> list[str]:
+    """The project command run last before the success (a rollback, a migration, a deploy)."""
+    ran = [a for a in changes if a.command]
+    if not ran:
+        return []
+    return [f"running `{snippets.clean(snippets.main_stage(ran[-1].command), 70)}`"]
+
+
+_ERROR_NAME = re.compile(
+    r"\b(?:error[ \t]*(?:TS|CS|C)\d{3,5}|E\d{4}|[A-Z]\w*(?:Error|Exception))\b|\bE[A-Z]{3,}\b"
+)
+
+
+def _short_error(line: str) -> str:
+    """An error as a solution mentions it: its code or class when it has one (the dead end
+    beside it says the rest), else the line shortened."""
+    named = _ERROR_NAME.search(line)
+    if named:
+        return named.group(0)
+    return snippets.clean(snippets.short_paths(line), 70)
 
 
 def _join(parts: Sequence[str]) -> str:

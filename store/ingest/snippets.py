@@ -180,6 +180,51 @@ def _ends(output: str, size: int = 16_000) -> str:
 
 
 def error_gist(text: str) -> tuple[int, int] | None:
+    """The line of an error that carries the failure (see `_gist_line`), with the line after
+    it when it only introduces that one ("…ignored by one of your .gitignore files:") or the
+    next says why ("caused by: …")."""
+    span = _gist_line(text)
+    if span is None:
+        return None
+    view = quiet(text)
+    line = view[span[0] : span[1]].rstrip()
+    header = _test_header(view, span[0])
+    if header is not None and _BARE_ASSERTION.match(line):
+        return header[0], span[1]  # "1) test name (Module) … Assertion with =~ failed"
+    nxt = output_line(view[span[1] :], last=False) if span[1] < len(view) else None
+    if nxt is not None and (line.endswith(":") or _CAUSE.match(view, span[1] + nxt[0])):
+        return span[0], min(span[1] + nxt[1], span[0] + EVIDENCE_CHARS)
+    return span
+
+
+#: An assertion message that does not say what was asserted.
+_BARE_ASSERTION = re.compile(
+    r"[ \t]*(?:E[ \t]+)?(?:Assertion with \S+ failed|AssertionError\s*$|assert(?:ion)? failed)",
+    re.IGNORECASE,
+)
+_TEST_HEADER = re.compile(
+    r"(?m)^[ \t]*(?:\d+\)[ \t]+test[ \t]+[^\n]+|FAILED[ \t]+\S+|●[ \t]+[^\n]+|--- FAIL: \S+[^\n]*)$"
+)
+
+
+def _test_header(view: str, at: int) -> tuple[int, int] | None:
+    """The failing test's own line a few lines above `at` (runners print the test, then the
+    assertion), if there is one."""
+    start = at
+    for _ in range(4):
+        start = view.rfind("\n", 0, max(start - 1, 0)) + 1
+        if start <= 0:
+            break
+    m = None
+    for found in _TEST_HEADER.finditer(view, start, at):
+        m = found
+    return trimmed(view, *m.span()) if m else None
+
+
+_CAUSE = re.compile(r"[ \t]*(?:caused by|cause|reason|because)\b", re.IGNORECASE)
+
+
+def _gist_line(text: str) -> tuple[int, int] | None:
     """The line of an error that carries the failure: a compiler error, the last exception
     of a traceback, a failing test, an error-ish line that is not a warning or a notice, an
     interactive prompt the command stopped at; else the first line that says something."""
@@ -294,9 +339,18 @@ def fold(text: str, limit: int) -> str:
 
 
 def short_paths(text: str) -> str:
-    """Absolute paths cut to their last two parts: a lesson names the file, not one
-    checkout's folders."""
-    return _ABSOLUTE.sub(lambda m: (m.group(1) or "") + m.group(2), text)
+    """Absolute file paths cut to their last two parts: a lesson names the file, not one
+    checkout's folders. A path that does not look like a file's (no extension, three parts
+    or fewer: `/internal/settlements/export`) may be a URL route and is left whole."""
+    return _ABSOLUTE.sub(_shortened, text)
+
+
+def _shortened(m: re.Match[str]) -> str:
+    whole = m.group(0)
+    name = m.group(2)
+    if "." not in name[1:] and whole.count("/") <= 3:
+        return whole
+    return (m.group(1) or "") + name
 
 
 def fit(summary: str) -> str:

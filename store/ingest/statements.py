@@ -105,7 +105,9 @@ _LEAD = re.compile(
     r"(?:that\s+)?|i(?:'ve| have)?\s+found\s+(?:out\s+)?(?:that\s+)?|i\s+discovered\s+"
     r"(?:that\s+)?|i\s+realized\s+(?:that\s+)?|it\s+turns\s+out\s+(?:that\s+)?|turns\s+out"
     r"\s+(?:that\s+)?|looks\s+like\s+|it\s+looks\s+like\s+|this\s+(?:shows|confirms|means)"
-    r"\s+(?:that\s+)?|the\s+(?:issue|problem|bug|reason)\s+is\s+(?:clear\s*[—:-]\s*|that\s+))"
+    r"\s+(?:that\s+)?|the\s+(?:issue|problem|bug|reason)\s+is\s+(?:clear\s*[—:-]\s*|that\s+)"
+    r"|on\s+second\s+thought,?\s+|(?:my\s+(?:first\s+)?guess\s+is|i\s+(?:think|believe|suspect))"
+    r"\s+(?:that\s+)?)"
     r"[\s,]*)+",
     re.IGNORECASE,
 )
@@ -271,7 +273,11 @@ def conclusions(walk: Walk) -> list[Candidate]:
             lo, hi = snippets.sentences(m.text, hit[1:], hit[1:])
             name = "SOLUTION" if FIX.hits(low, lo, hi) else "DISCOVERY"
             if name not in kinds:
-                summary, _ = finding(m.text, lo, hi, ahead=False)
+                summary, hedged = finding(m.text, lo, hi, ahead=False)
+                if hedged and name == "DISCOVERY":
+                    name = "HYPOTHESIS"  # "the issue might be that …" is a guess
+                if name in kinds:
+                    continue
                 kinds[name] = Candidate(
                     "conclusion", name, m, stream, pos, hit.start, m.text[lo:hi], _CONCLUDED,
                     summary, m.line_start, m.line_end,
@@ -383,21 +389,42 @@ def finding(text: str, lo: int, hi: int, *, ahead: bool = True) -> tuple[str, bo
     """(summary, hedged) for a trigger whose sentences are text[lo:hi]: the most informative
     clause among them, its opener cut. When they say nothing specific ("Ah, I see!") and
     `ahead`, the two sentences after are read too: the finding often follows the exclamation.
-    The first sentence when none says anything (the bar then keeps it out of the queue)."""
+    The first sentence when none says anything (the bar then keeps it out of the queue).
+    `hedged` is read on the whole sentence ("I think …", "It might be …")."""
     own = list(_sentences_from(text, lo, hi, hi))
-    best = _most_informative(own)
+    if any(x.rstrip(" *_").endswith(":") for x in own):  # a list follows: read its items
+        own += [t for t, _ in zip(_sentences_from(text, hi, len(text), hi), range(3), strict=False)]
+    own = _with_lists(own)
+    best, sentence = _most_informative(own)
     if not best and ahead:
-        best = _most_informative(list(_sentences_from(text, hi, len(text), hi)))
+        best, sentence = _most_informative(
+            _with_lists(list(_sentences_from(text, hi, len(text), hi)))
+        )
     if not best:
-        best = _clause(own[0]) if own else snippets.clean(text[lo:hi], 200)
+        sentence = own[0] if own else text[lo:hi]
+        best = _clause(sentence) if own else snippets.clean(text[lo:hi], 200)
     summary = snippets.fit(_capital(snippets.short_paths(redact(best))))
-    return summary, bool(_HEDGE.search(best))
+    return summary, bool(_HEDGE.search(sentence))
 
 
-def _most_informative(sentences: Sequence[str]) -> str:
-    """The clause that names the most, among sentences that are not narration and name
-    something specific; "" when none does."""
-    best, best_score = "", -1.0
+def _with_lists(sentences: list[str]) -> list[str]:
+    """A sentence that introduces a list (it ends with a colon) is read with its first items
+    ("Two fixes: rewrite …; add …"): alone it says nothing, and the items lack their subject."""
+    out: list[str] = []
+    for i, sentence in enumerate(sentences):
+        if sentence.rstrip(" *_").endswith(":") and i + 1 < len(sentences):
+            items = [x.strip() for x in sentences[i + 1 : i + 4] if not _heading(x)]
+            if items:
+                out.append(sentence.rstrip(" *_") + " " + "; ".join(items))
+                continue
+        out.append(sentence)
+    return out
+
+
+def _most_informative(sentences: Sequence[str]) -> tuple[str, str]:
+    """(clause, its sentence) for the clause that names the most, among sentences that are
+    not narration and name something specific; ("", "") when none does."""
+    best, best_score, source = "", -1.0, ""
     for sentence in sentences:
         if _heading(sentence):
             continue
@@ -406,8 +433,8 @@ def _most_informative(sentences: Sequence[str]) -> str:
             continue
         score = bar.informativeness(clause)
         if score > best_score:
-            best, best_score = clause, score
-    return best
+            best, best_score, source = clause, score, sentence
+    return best, source
 
 
 def _sentences_from(text: str, lo: int, stop: int, hi: int) -> Iterator[str]:

@@ -80,6 +80,13 @@ _CHANGE = re.compile(
     r"|install(?:ed|ing)|updat(?:ed|ing)|us(?:e|ed|ing) )",
     re.IGNORECASE,
 )
+#: A method worth reusing names the command and what it showed.
+_COMMAND_SPAN = re.compile(r"`[^`\n]*\s[^`\n]*`|`(?:SELECT|EXPLAIN|git|kubectl|psql|curl)[^`]*`")
+_SHOWED = re.compile(
+    r"\b(?:shows?|showed|reveal(?:s|ed)?|expos(?:es|ed)|returns?|returned|reports?|reported"
+    r"|found|finds|pointed|points|tells?|told)\b",
+    re.IGNORECASE,
+)
 #: What a document says to do.
 _RULE = re.compile(
     r"\b(?:says?|according to|per the|requires?|must|should|never|always|forbids?|prefers?)\b",
@@ -228,6 +235,8 @@ def _judge(context: _Context) -> dict[int, Candidate]:
         words = bar.content_words(c.summary)
         # Episodes name their command again by design (a solution repeats its dead end's).
         fresh = 1.0 if c.strategy == "episode" else bar.novelty(words, seen_words)
+        if c.strategy != "episode" and _recap(c.message) and fresh < _RECAP_NOVELTY:
+            c = replace(c, routine=c.routine or "restates what the session already found")
         confirmed = c.type == "DISCOVERY" and _confirmed(c, context)
         verdict = bar.judge(c.summary, routine=c.routine, novelty=fresh, confirmed=confirmed)
         confidence = c.confidence
@@ -280,6 +289,17 @@ def _twins(typed: Sequence[Candidate], original: Sequence[Candidate]) -> dict[in
     return out
 
 
+#: A wrap-up message ("**Root cause.** … **Fixed.** …") restates the session: only what is
+#: mostly new there is kept.
+_RECAP_NOVELTY = 0.6
+_RECAP_MARK = re.compile(r"(?m)^\s*(?:#{1,6}\s|\*\*[^*\n]{1,40}[.:]?\*\*|[-*]\s+\*\*)")
+
+
+def _recap(m: TranscriptMessage) -> bool:
+    """A wrap-up: a message with several headings or bold labels."""
+    return len(_RECAP_MARK.findall(m.text)) >= 2
+
+
 def _turning_points(found: Sequence[Candidate]) -> dict[int, list[int]]:
     """Positions, per stream, of what a pivot answers: a project action that failed, or a
     user's correction."""
@@ -310,6 +330,10 @@ def _restructured(c: Candidate, turns: dict[int, list[int]]) -> Candidate:
         return replace(c, routine="says it worked, not what changed")
     if c.type == "CONTEXT_LOAD" and not (bar.CAUSAL.search(c.summary) or _RULE.search(c.summary)):
         return replace(c, type="DISCOVERY")
+    if c.type == "INVESTIGATION" and not (
+        _COMMAND_SPAN.search(c.summary) and _SHOWED.search(c.summary)
+    ):
+        return replace(c, routine="a look around, not a method worth reusing")
     return c
 
 
@@ -333,7 +357,9 @@ def _revise(judged: dict[int, Candidate], context: _Context) -> dict[int, Candid
         if c.suppressed:
             continue
         if c.type == "HYPOTHESIS" and _settled_later(c, passing):
-            judged[key] = replace(c, suppressed="settled by a later finding of the session")
+            judged[key] = replace(
+                c, suppressed="settled later in the session (confirmed or ruled out)"
+            )
         elif c.type == "SOLUTION" and c.strategy != "episode" and _user_says_fails(c, context):
             judged[key] = replace(c, suppressed="the user's next message says it still fails")
     return judged
@@ -344,7 +370,7 @@ def _settled_later(h: Candidate, passing: Sequence[Candidate]) -> bool:
     return bool(named) and any(
         other.stream == h.stream
         and other.pos > h.pos
-        and other.type in ("DISCOVERY", "SOLUTION")
+        and other.type in ("DISCOVERY", "SOLUTION", "DEAD_END")
         and named & set(bar.entities(other.summary))
         for other in passing
     )

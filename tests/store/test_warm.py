@@ -179,7 +179,7 @@ def test_one_sentence_read_as_two_types_is_one_node_of_the_most_telling_type() -
     assert kept.type == "DISCOVERY"
     assert kept.summary == "`export_all` starts every merchant at once."
     twin = only(result, "INVESTIGATION")
-    assert twin.suppressed == "the same finding as the DISCOVERY of this message"
+    assert twin.suppressed  # a look around (or the same finding again): kept out
 
 
 def test_a_sentence_ending_in_a_colon_takes_what_follows() -> None:
@@ -187,7 +187,7 @@ def test_a_sentence_ending_in_a_colon_takes_what_follows() -> None:
     t.say("Checked the logs.\nThe root cause is:\n- the cache key ignores the `LANG` locale\n- x")
     node = only(t.extract(), "DISCOVERY")
     assert node.evidence == "The root cause is:\n- the cache key ignores the `LANG` locale"
-    assert node.summary == "The cache key ignores the `LANG` locale."  # the finding itself
+    assert node.summary == "The root cause is: the cache key ignores the `LANG` locale; x."
 
 
 # --------------------------------------------------------------------------- the bar
@@ -449,7 +449,8 @@ def test_a_hypothesis_a_later_finding_settles_is_not_kept() -> None:
     t.say("Maybe `refund_number_seq` is reset by the `db` fixture.")
     t.say("It turns out `refund_number_seq` is shared by all four xdist workers.")
     result = t.extract()
-    assert only(result, "HYPOTHESIS").suppressed == "settled by a later finding of the session"
+    settled = only(result, "HYPOTHESIS").suppressed
+    assert settled == "settled later in the session (confirmed or ruled out)"
     assert not only(result, "DISCOVERY").suppressed
 
 
@@ -774,3 +775,98 @@ def test_the_gist_is_the_line_that_carries_the_failure(output: str, gist: str) -
     span = error_gist(output)
     assert span is not None
     assert output[span[0] : span[1]] == gist
+
+
+# --------------------------------------------------------------------------- judged on real sessions
+
+
+def test_a_failure_the_agent_wanted_is_not_a_dead_end() -> None:
+    t = Transcript()
+    t.run("Bash", "FAILED tests/test_refunds.py::test_numbers - assert 2291 == 2290",
+          error=True, command="pytest -n 4 tests/test_refunds.py --count 5")  # fmt: skip
+    t.say("Good, that reproduces the flake: one run in five fails under `-n 4`.")
+    dead = only(t.extract(), "DEAD_END")
+    assert dead.suppressed == "a failure the agent wanted (it says so)"
+
+
+def test_version_control_bookkeeping_is_routine_but_commit_hooks_are_not() -> None:
+    t = Transcript()
+    t.run("Bash", "fatal: The current branch fix-x has no upstream branch.", error=True,
+          command="git push")  # fmt: skip
+    t.run("Bash", "Pre-commit validation failed:\n[FORMAT] Code is not formatted.\nRun 'mix"
+          " format' to fix.", error=True, command='git commit -m "feat: x"')  # fmt: skip
+    push, commit = of_type(t.extract(), "DEAD_END")
+    assert push.suppressed.startswith("a routine command")
+    assert not commit.suppressed
+    assert "Pre-commit validation failed" in commit.summary
+
+
+def test_what_was_run_in_between_explains_a_success_better_than_the_commands_own_tweaks() -> None:
+    t = Transcript()
+    t.run("Bash", "error: timed out waiting for the condition", error=True,
+          command="kubectl -n api rollout status deploy/api --timeout=10s")  # fmt: skip
+    t.run(
+        "Bash",
+        "Created workflow_dispatch event",
+        command="gh workflow run deploy.yml -f tag=v3.8.4",
+    )
+    t.run("Bash", 'deployment "api" successfully rolled out',
+          command="kubectl -n api rollout status deploy/api --timeout=120s")  # fmt: skip
+    fix = only(t.extract(), "SOLUTION")
+    assert "after running `gh workflow run deploy.yml -f tag=v3.8.4`" in fix.summary
+    assert "--timeout" not in fix.summary.split(" succeeds ")[1]
+
+
+def test_each_error_of_a_retry_loop_is_its_own_dead_end() -> None:
+    t = Transcript()
+    t.run("Bash", "E   ImportError: cannot import name 'Client'", error=True, command="pytest")
+    t.run("Bash", "E   ImportError: cannot import name 'Client'", error=True, command="pytest")
+    t.run("Bash", "E   TypeError: Client() takes no arguments", error=True, command="pytest")
+    t.run("Bash", "3 passed", command="pytest")
+    result = t.extract()
+    first, second = of_type(result, "DEAD_END")
+    assert "ImportError" in first.summary and first.summary.endswith("(2 attempts).")
+    assert "TypeError" in second.summary
+    fix = only(result, "SOLUTION")
+    assert [(e.source, e.target) for e in result.edges if e.type == "resolved"] == [
+        (second.key, fix.key)
+    ]
+
+
+def test_a_list_is_read_with_the_sentence_that_introduces_it() -> None:
+    t = Transcript()
+    t.say(
+        "The root cause is:\n- `date(settled_at)` hides the column from the index\n"
+        "- the only usable index is `merchant_id`"
+    )
+    node = only(t.extract(), "DISCOVERY")
+    assert "`date(settled_at)` hides the column" in node.summary
+    assert "`merchant_id`" in node.summary
+
+
+def test_a_wrap_up_that_restates_the_session_is_kept_out() -> None:
+    t = Transcript()
+    t.say("I found that `refund_number_seq` is shared by all four xdist workers.")
+    t.say(
+        "**Root cause.** It turns out `refund_number_seq` is shared by all four xdist workers."
+        "\n\n**Fixed.** The test no longer assumes consecutive numbers."
+    )
+    first, again = of_type(t.extract(), "DISCOVERY")
+    assert not first.suppressed
+    assert again.suppressed == "restates what the session already found"
+
+
+def test_an_investigation_must_name_the_command_and_what_it_showed() -> None:
+    t = Transcript()
+    t.say("Looking into the export module for the slow path.")
+    t.say("Investigating with `EXPLAIN (ANALYZE, BUFFERS)` showed 2.1M rows removed by the filter.")
+    vague, method = of_type(t.extract(), "INVESTIGATION")
+    assert vague.suppressed
+    assert not method.suppressed
+
+
+def test_url_routes_are_not_shortened_like_file_paths() -> None:
+    from store.ingest.snippets import short_paths
+
+    assert short_paths("POST /internal/settlements/export") == "POST /internal/settlements/export"
+    assert short_paths("see /home/dev/work/app/src/api/client.py") == "see client.py"
