@@ -15,6 +15,7 @@ from store.hooks import read_stdin
 from store.models import NODE_STATUSES
 from store.paths import resolve_library_dir
 from store.process import own_module
+from store.review import ORDERS
 
 
 def add_parsers(sub: Any, add: Any) -> None:
@@ -41,6 +42,12 @@ def add_parsers(sub: Any, add: Any) -> None:
     nodes.add_argument("--type", dest="type_", metavar="TYPE")
     nodes.add_argument("--project")
     nodes.add_argument("--session")
+    nodes.add_argument(
+        "--order",
+        choices=list(ORDERS),
+        default="oldest",
+        help="best: informativeness × confidence first (the review queue's order)",
+    )
     nodes.add_argument("--limit", type=int, default=None)
     review = add(sub, "review", "approve, reject, edit or re-scope nodes (audited)", True)
     review.add_argument(
@@ -129,6 +136,7 @@ def cmd_nodes(args: argparse.Namespace) -> int:
         "type_": valid_type(args.type_) if args.type_ else None,
         "project": args.project,
         "session": args.session,
+        "order": args.order,
         "limit": args.limit,
     }
     with open_library(args) as library:
