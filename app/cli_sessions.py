@@ -16,6 +16,7 @@ from store.hooks import read_stdin
 from store.models import NODE_STATUSES, UpgradePlan
 from store.paths import resolve_library_dir
 from store.process import own_module
+from store.review import ORDERS
 
 #: Exit status when the person declined to send: nothing was ingested or sent.
 DECLINED = 3
@@ -60,6 +61,12 @@ def add_parsers(sub: Any, add: Any) -> None:
     nodes.add_argument("--type", dest="type_", metavar="TYPE")
     nodes.add_argument("--project")
     nodes.add_argument("--session")
+    nodes.add_argument(
+        "--order",
+        choices=list(ORDERS),
+        default="oldest",
+        help="best: informativeness × confidence first (the review queue's order)",
+    )
     nodes.add_argument("--limit", type=int, default=None)
     review = add(sub, "review", "approve, reject, edit or re-scope nodes (audited)", True)
     review.add_argument(
@@ -195,6 +202,7 @@ def cmd_nodes(args: argparse.Namespace) -> int:
         "type_": valid_type(args.type_) if args.type_ else None,
         "project": args.project,
         "session": args.session,
+        "order": args.order,
         "limit": args.limit,
     }
     with open_library(args) as library:

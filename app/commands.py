@@ -90,6 +90,18 @@ class LibrarianCommands(Provider):
                 "Skills often used together, with no relation between them",
             ),
         ]
+        commands += [
+            (
+                "review: show the suppressed nodes (or the pending ones)",
+                partial(run, "suppressed"),
+                "Nodes the knowledge bar kept out of the queue, with the reason",
+            ),
+            (
+                "review: group by session (or one list)",
+                partial(run, "group"),
+                "Each session's nodes under its header, best first inside",
+            ),
+        ]
         if current is not None or marked:
             target = f"{len(marked)} marked nodes" if marked else "this node"
             about = about_node(current.summary) if current and not marked else target
@@ -98,6 +110,10 @@ class LibrarianCommands(Provider):
                 (f"node: reject {target}…", partial(run, "reject"), about),
                 (f"node: switch scope of {target}", partial(run, "scope"), "PROJECT ↔ TEAM"),
             ]
+        if self.screen.can_promote():
+            commands.append(
+                ("node: promote to pending", partial(run, "promote"), "Back into the queue")
+            )
         if current is not None:
             commands += [
                 ("node: edit summary…", partial(run, "edit"), about_node(current.summary)),

@@ -68,6 +68,8 @@ class NodesLoaded(Message):
     total: int  # rows matching the filters (more than `rows` when the list was capped)
     focus: str | None = None  # put the cursor on this node when it is in `rows`
     complete: bool = True  # False: a first page, the rest is still to be read
+    #: Grouped by session: when each session started, by id (None: not grouped).
+    sessions: dict[str, str] | None = None
 
 
 @dataclass

@@ -124,6 +124,13 @@ async def review_detail(pilot: Pilot[Any]) -> None:
     await settle(pilot)
 
 
+async def review_suppressed(pilot: Pilot[Any]) -> None:
+    """The nodes the knowledge bar kept out, each with its reason, grouped by session."""
+    await review(pilot)
+    await pilot.press("S", "g")
+    await settle(pilot)
+
+
 async def sessions(pilot: Pilot[Any]) -> None:
     await settle(pilot)
     await pilot.press("2")
@@ -196,6 +203,7 @@ SHOTS: dict[str, Steps] = {
     "skills-finding.svg": finding,
     "review.svg": review,
     "review-detail.svg": review_detail,
+    "review-suppressed.svg": review_suppressed,
     "sessions.svg": sessions,
     "session-dag.svg": session_dag,
     "patterns.svg": patterns,

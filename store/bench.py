@@ -20,13 +20,18 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import platformdirs
 
 from store.hooks import has_queue, worker_running
 from store.paths import APP_NAME
 from store.process import own_librarian, own_module
+
+if TYPE_CHECKING:
+    import sqlite3
+
+    from store.library import Library
 
 GENERATOR_VERSION = "1"
 #: (section, field) -> limit; recall, rates and `FLOORS` are floors, everything else a ceiling.
@@ -390,84 +395,106 @@ def _wait_for_spool(spool: Path, seconds: float = 120) -> None:
         time.sleep(0.2)
 
 
+#: Nodes per session in the review library, and suppressed nodes per pending one.
+REVIEW_SESSION_NODES = 50
+REVIEW_SUPPRESSED_SHARE = 0.5
+_REVIEW_MARKER = ".bench-review-2"
+
+
 def review_library(work: Path, count: int) -> Path:
-    """A cached library with `count` pending nodes in one session (through real events)."""
+    """A cached library with `count` pending nodes (and half as many suppressed ones, below
+    the knowledge bar) in sessions of `REVIEW_SESSION_NODES`, written through real events.
+    Informativeness and confidence vary, so the queue's `best` order has work to do."""
     from store.library import Library
 
-    library = work / f"review-lib-{count}"
-    marker = library / f".bench-{GENERATOR_VERSION}"
-    if marker.exists():
-        return library
-    shutil.rmtree(library, ignore_errors=True)
-    types = ("HYPOTHESIS", "INVESTIGATION", "DEAD_END", "PIVOT", "SOLUTION", "DISCOVERY")
-    with Library(library) as lib, lib.db.write() as conn:
-        messages = json.dumps(
-            [
-                [
-                    i,
-                    "bench.jsonl",
-                    i + 1,
-                    i + 1,
-                    "assistant",
-                    "text",
-                    f"Message {i}: the pool ran dry again.",
-                    "2026-10-01T00:00:00Z",
-                    0,
-                ]
-                for i in range(count)
-            ]
-        )
-        digest = hashlib.sha256(messages.encode()).hexdigest()
-        conn.execute("INSERT OR IGNORE INTO blobs(hash, text) VALUES (?,?)", (digest, messages))
-        lib.append_event(
-            conn,
-            "session.ingested",
-            "session:bench",
-            {
-                "session_id": "bench",
-                "project": "/work/bench",
-                "branch": "main",
-                "client_version": "2.1.39",
-                "started_at": "2026-10-01T00:00:00Z",
-                "ended_at": "2026-10-01T05:00:00Z",
-                "turns": count // 4,
-                "tool_calls": 0,
-                "errors": 0,
-                "skills_used": [],
-                "skipped": {},
-                "developer": "bench",
-                "messages_hash": digest,
-                "files": [],
-            },
-        )
-        for i in range(count):
-            node = {
-                "node_id": f"n_bench{i:08d}",
-                "session_id": "bench",
-                "project": "/work/bench",
-                "type": types[i % len(types)],
-                "summary": f"Finding {i}: pool exhausted under load in worker {i % 17}",
-                "evidence": f"Message {i}: the pool ran dry again.",
-                "file": "bench.jsonl",
-                "line_start": i + 1,
-                "line_end": i + 1,
-                "confidence": round(0.45 + (i % 4) * 0.1, 2),
-                "scope": "PROJECT",
-                "tier": "warm",
-                "strategy": "keywords",
-                "developer": "bench",
-                "key": str(i),
-                "edges_in": [],
-            }
-            lib.append_event(conn, "node.extracted", f"node:{node['node_id']}", {"node": node})
-    marker.write_text("built\n")
+    library = work / f"review-queue-{count}"
+    with _locked(library):
+        if not (library / _REVIEW_MARKER).exists():
+            shutil.rmtree(library, ignore_errors=True)
+            with Library(library) as lib, lib.db.write() as conn:
+                suppressed = int(count * REVIEW_SUPPRESSED_SHARE)
+                for first in range(0, count + suppressed, REVIEW_SESSION_NODES):
+                    numbers = range(first, min(first + REVIEW_SESSION_NODES, count + suppressed))
+                    _review_session(lib, conn, first // REVIEW_SESSION_NODES, numbers, count)
+            (library / _REVIEW_MARKER).write_text("built\n")
     return library
+
+
+def _review_session(
+    lib: Library, conn: sqlite3.Connection, number: int, nodes: range, pending: int
+) -> None:
+    """One session of the review library: its messages, then its nodes (those numbered
+    `pending` and up are suppressed)."""
+    types = ("HYPOTHESIS", "INVESTIGATION", "DEAD_END", "PIVOT", "SOLUTION", "DISCOVERY")
+    session = f"bench-{number:05d}"
+    started = f"2026-10-{1 + number % 28:02d}T{number % 24:02d}:00:00Z"
+    text = "the pool ran dry again."
+    rows = [
+        [
+            i,
+            f"{session}.jsonl",
+            i + 1,
+            i + 1,
+            "assistant",
+            "text",
+            f"Message {i}: {text}",
+            started,
+            0,
+        ]
+        for i in range(len(nodes))
+    ]
+    messages = json.dumps(rows)
+    digest = hashlib.sha256(messages.encode()).hexdigest()
+    conn.execute("INSERT OR IGNORE INTO blobs(hash, text) VALUES (?,?)", (digest, messages))
+    lib.append_event(
+        conn,
+        "session.ingested",
+        f"session:{session}",
+        {
+            "session_id": session,
+            "project": f"/work/bench-{number % 7}",
+            "branch": "main",
+            "client_version": "2.1.39",
+            "started_at": started,
+            "ended_at": started,
+            "turns": len(nodes) // 4,
+            "tool_calls": 0,
+            "errors": 0,
+            "skills_used": [],
+            "skipped": {},
+            "developer": "bench",
+            "messages_hash": digest,
+            "files": [],
+        },
+    )
+    for line, i in enumerate(nodes):
+        node = {
+            "node_id": f"n_bench{i:08d}",
+            "session_id": session,
+            "project": f"/work/bench-{number % 7}",
+            "type": types[i % len(types)],
+            "summary": f"Finding {i}: pool exhausted under load in worker {i % 17}",
+            "evidence": f"Message {line}: the pool ran dry again.",
+            "file": f"{session}.jsonl",
+            "line_start": line + 1,
+            "line_end": line + 1,
+            "confidence": round(0.45 + (i % 4) * 0.1, 2),
+            "scope": "PROJECT",
+            "tier": "warm",
+            "strategy": "keywords",
+            "developer": "bench",
+            "key": str(i),
+            "edges_in": [],
+            "informativeness": round((i * 37 % 100) / 100, 2),
+            "suppressed": "narration of intent, not a finding" if i >= pending else "",
+        }
+        lib.append_event(conn, "node.extracted", f"node:{node['node_id']}", {"node": node})
 
 
 def _bench_review(work: Path, count: int) -> dict[str, Any]:
     """The review queue with `count` pending nodes, measured by `app.bench_app --review`."""
     library = str(review_library(work, count))
-    copy = work / f"review-run-{count}"  # decisions change the library: work on a copy
+    copy = _run_dir(work, f"review-{count}")  # decisions change the library: work on a copy
     shutil.rmtree(copy, ignore_errors=True)
     shutil.copytree(library, copy)
     try:

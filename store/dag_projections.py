@@ -210,8 +210,8 @@ def _node_decided(conn: sqlite3.Connection, event: Event) -> None:
 
 
 def _kept(conn: sqlite3.Connection, payload: dict[str, Any], field: str) -> str:
-    if payload["after"].get("status") == "pending":
-        return ""  # reopened: no longer decided
+    if payload["after"].get("status") in ("pending", "suppressed"):
+        return ""  # reopened (or back below the bar): no longer decided
     row = conn.execute(
         f"SELECT {field} FROM nodes WHERE node_id=?", (payload["node_id"],)
     ).fetchone()

@@ -719,8 +719,13 @@ class Library:
         return review.session_graph(self.db, session_id)
 
     def nodes(self, **filters: Any) -> list[Node]:
-        """Nodes filtered by status, type_, project, session, text; ordered and paged."""
+        """Nodes filtered by status, type_, project, session, text; ordered (`order`, grouped
+        `by_session`) and paged."""
         return review.list_nodes(self.db, **filters)
+
+    def session_starts(self) -> dict[str, str]:
+        """When each session started, by id (the review queue's session headers)."""
+        return review.session_starts(self.db)
 
     def node_count(self, **filters: Any) -> int:
         return review.count_nodes(self.db, **filters)

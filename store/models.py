@@ -438,6 +438,8 @@ class QueueCounts:
     decided_today: int
     approved: int
     rejected: int
+    #: Below the knowledge bar: kept out of the pending queue, never lost.
+    suppressed: int = 0
 
 
 # -- patterns, retrieval and graduation (DESIGN §7) -----------------------------------------

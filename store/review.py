@@ -15,7 +15,10 @@ from store.models import NODE_TYPES, SCOPES, AuditEntry, ContextMessage, Edge, N
 if TYPE_CHECKING:
     from store.library import Library
 
+#: Review orders, each total (the node id breaks every tie). `best`: what a reviewer learns
+#: most from first, informativeness × confidence (`store.ingest.bar`).
 ORDERS = {
+    "best": "informativeness * confidence DESC, created_at, node_id",
     "oldest": "created_at, node_id",
     "newest": "created_at DESC, node_id DESC",
     "confidence": "confidence DESC, created_at, node_id",
@@ -72,20 +75,35 @@ def list_nodes(
     session: str | None = None,
     text: str = "",
     order: str = "oldest",
+    by_session: bool = False,
     limit: int | None = None,
     offset: int = 0,
 ) -> list[Node]:
+    """Nodes in `order`; `by_session`: each session's nodes together, in that order, and the
+    sessions in the order of their first node (with `best`: the session with the best node
+    first)."""
     where, params = _where(status, type_, project, session, text)
     page = f" LIMIT {int(limit)} OFFSET {int(offset)}" if limit is not None else ""
+    ordering = ORDERS.get(order, ORDERS["oldest"])
+    if by_session:
+        sql = (
+            f"SELECT {NODE_COLUMNS} FROM (SELECT *, min(pos) OVER (PARTITION BY session_id)"
+            f" AS first_rank FROM (SELECT *, row_number() OVER (ORDER BY {ordering}) AS pos"
+            f" FROM nodes{where})) ORDER BY first_rank, pos{page}"
+        )
+    else:
+        sql = f"SELECT {NODE_COLUMNS} FROM nodes{where} ORDER BY {ordering}{page}"
     with db.read() as conn:
         cursor = conn.cursor()
         cursor.row_factory = None
-        rows = cursor.execute(
-            f"SELECT {NODE_COLUMNS} FROM nodes{where} ORDER BY"
-            f" {ORDERS.get(order, ORDERS['oldest'])}{page}",
-            params,
-        ).fetchall()
+        rows = cursor.execute(sql, params).fetchall()
     return [Node(*row) for row in rows]
+
+
+def session_starts(db: Database) -> dict[str, str]:
+    """When each ingested session started (ISO 8601), by session id."""
+    with db.read() as conn:
+        return dict(conn.execute("SELECT session_id, started_at FROM sessions").fetchall())
 
 
 def count_nodes(
@@ -161,7 +179,8 @@ def context(db: Database, node: Node, radius: int = 3) -> list[ContextMessage]:
 
 
 def counts(db: Database, since: str) -> QueueCounts:
-    """Pending now, and approvals/rejections at or after `since` (an ISO timestamp)."""
+    """Pending and suppressed now, and approvals/rejections at or after `since` (an ISO
+    timestamp)."""
     with db.read() as conn:
         by_status = dict(
             conn.execute("SELECT status, count(*) FROM nodes GROUP BY status").fetchall()
@@ -175,6 +194,7 @@ def counts(db: Database, since: str) -> QueueCounts:
         int(decided),
         by_status.get("approved", 0),
         by_status.get("rejected", 0),
+        by_status.get("suppressed", 0),
     )
 
 

@@ -45,7 +45,9 @@ class LineTable(ScrollView, Generic[RowT, KeyT], can_focus=True):
     Subclasses give `row_key`, `render_header`, `render_row`, `_announce` and `_select` (which
     post their own messages), `COMPONENT_PREFIX` (whose `--dim` class draws `empty_text`), and
     their BINDINGS: `navigation_bindings(prefix, …)`, their own, then enter → `select`, so that
-    the help panel lists enter last.
+    the help panel lists enter last. A subclass that draws lines between its rows (group
+    headers) maps rows to lines with `_line_count`, `_line_of`, `_row_at` and `_top_line_of`,
+    and draws those lines with `render_between`; the cursor only ever stands on a row.
 
     | Key | Action |
     | --- | --- |
@@ -161,9 +163,9 @@ class LineTable(ScrollView, Generic[RowT, KeyT], can_focus=True):
         top = int(self.scroll_offset.y)
         self._scroll_to_cursor()
         if int(self.scroll_offset.y) == top:
-            # Only the two rows that changed are redrawn (row y is line y + 1 - top).
+            # Only the two rows that changed are redrawn (line l is drawn at y = l + 1 - top).
             for row in {old, new}:
-                self.refresh_lines(row - top + 1)
+                self.refresh_lines(self._line_of(row) - top + 1)
         else:
             self.refresh()
         current = self.current
@@ -179,8 +181,8 @@ class LineTable(ScrollView, Generic[RowT, KeyT], can_focus=True):
 
     def on_click(self, event: events.Click) -> None:
         if event.y > 0:
-            index = int(self.scroll_offset.y) + event.y - 1
-            if 0 <= index < len(self._rows):
+            index = self._row_at(int(self.scroll_offset.y) + event.y - 1)
+            if index is not None:
                 self.cursor = index
 
     # -- hooks for subclasses ------------------------------------------------------
@@ -196,6 +198,22 @@ class LineTable(ScrollView, Generic[RowT, KeyT], can_focus=True):
     def _rows_replaced(self) -> None:
         """Called by `set_rows` right after the rows were replaced."""
 
+    def _line_count(self) -> int:
+        """Lines below the header: one per row, unless the subclass draws lines between."""
+        return len(self._rows)
+
+    def _line_of(self, index: int) -> int:
+        """The line row `index` is drawn on."""
+        return index
+
+    def _row_at(self, line: int) -> int | None:
+        """The row drawn on `line` (None: no row there)."""
+        return line if 0 <= line < len(self._rows) else None
+
+    def _top_line_of(self, index: int) -> int:
+        """The first line to keep in view with row `index` (its group's header, say)."""
+        return self._line_of(index)
+
     # -- helpers -------------------------------------------------------------------
 
     def _clamp(self, index: int) -> int:
@@ -209,15 +227,16 @@ class LineTable(ScrollView, Generic[RowT, KeyT], can_focus=True):
         return max(self.size.height - 2, 1)
 
     def _resize(self) -> None:
-        self.virtual_size = Size(self._width(), len(self._rows) + 1)
+        self.virtual_size = Size(self._width(), self._line_count() + 1)
 
     def _scroll_to_cursor(self) -> None:
         top = int(self.scroll_offset.y)
         visible = max(self.size.height - 1, 1)
-        if self.cursor < top:
-            self.scroll_to(y=self.cursor, animate=False, immediate=self.EAGER_SCROLL)
-        elif self.cursor >= top + visible:
-            self.scroll_to(y=self.cursor - visible + 1, animate=False, immediate=self.EAGER_SCROLL)
+        first, line = self._top_line_of(self.cursor), self._line_of(self.cursor)
+        if first < top:
+            self.scroll_to(y=first, animate=False, immediate=self.EAGER_SCROLL)
+        elif line >= top + visible:
+            self.scroll_to(y=line - visible + 1, animate=False, immediate=self.EAGER_SCROLL)
 
     # -- rendering -----------------------------------------------------------------
 
@@ -225,11 +244,14 @@ class LineTable(ScrollView, Generic[RowT, KeyT], can_focus=True):
         width = self._width()
         if y == 0:
             return self.render_header(width)
-        index = int(self.scroll_offset.y) + y - 1
+        line = int(self.scroll_offset.y) + y - 1
         if not self._rows and y == 1:
             return self._text_line(f"  {self.empty_text}", "dim", width)
-        if index >= len(self._rows):
+        if line >= self._line_count():
             return Strip.blank(width, self.rich_style)
+        index = self._row_at(line)
+        if index is None:
+            return self.render_between(line, width)
         return self.render_row(self._rows[index], index == self.cursor, width)
 
     def render_header(self, width: int) -> Strip:
@@ -239,6 +261,10 @@ class LineTable(ScrollView, Generic[RowT, KeyT], can_focus=True):
     def render_row(self, row: RowT, is_cursor: bool, width: int) -> Strip:
         """One row's line, `width` cells wide."""
         raise NotImplementedError
+
+    def render_between(self, line: int, width: int) -> Strip:
+        """A line that holds no row (see `_row_at`); blank unless the subclass draws one."""
+        return Strip.blank(width, self.rich_style)
 
     def _text_line(self, text: str, component: str, width: int) -> Strip:
         """`text` cut or padded to `width`, in the style of `{COMPONENT_PREFIX}--{component}`."""

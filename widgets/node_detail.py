@@ -1,7 +1,7 @@
 """The node detail pane: a reasoning node's fields, its evidence, and the transcript around it.
 
-Summaries, evidence and transcript text are untrusted: they go into `Text` (never markup)
-after their control characters are neutralised.
+Summaries, evidence, transcript text and the knowledge bar's reasons are untrusted: they go
+into `Text` (never markup) after their control characters are neutralised.
 """
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ class NodeDetailView(VerticalScroll, can_focus=True):
         "node-detail--evidence",
         "node-detail--error",
         "node-detail--status",
+        "node-detail--suppressed",
     }
 
     DEFAULT_CSS = """
@@ -56,6 +57,7 @@ class NodeDetailView(VerticalScroll, can_focus=True):
     NodeDetailView > .node-detail--evidence { background: $warning 15%; }
     NodeDetailView > .node-detail--error { color: $text-error; text-style: bold; }
     NodeDetailView > .node-detail--status { color: $text-warning; text-style: bold; }
+    NodeDetailView > .node-detail--suppressed { color: $text-warning; }
     NodeDetailView > .node-detail--hypothesis { color: $text-accent; text-style: bold; }
     NodeDetailView > .node-detail--investigation { color: $text-primary; text-style: bold; }
     NodeDetailView > .node-detail--discovery { color: $text-primary; text-style: bold; }
@@ -116,9 +118,11 @@ class NodeDetailView(VerticalScroll, can_focus=True):
         out = Text()
         out.append(one_line(node.type, 24), self._style(TYPE_CLASSES.get(node.type, "")))
         out.append("  ")
-        status = {"pending": "node-detail--status", "forgotten": "node-detail--error"}.get(
-            node.status, "node-detail--dim"
-        )
+        status = {
+            "pending": "node-detail--status",
+            "suppressed": "node-detail--status",
+            "forgotten": "node-detail--error",
+        }.get(node.status, "node-detail--dim")
         out.append(one_line(node.status, 20), self._style(status))
         out.append("\n")
         out.append(neutralise(node.summary, keep_newlines=False) or "(no summary)", "bold")
@@ -132,10 +136,12 @@ class NodeDetailView(VerticalScroll, can_focus=True):
         grid.add_row(
             "Confidence",
             Text(
-                f"{node.confidence:.2f} · scope {one_line(node.scope, 20)}"
-                f" · tier {one_line(node.tier, 20)}"
+                f"{node.confidence:.2f} · informativeness {node.informativeness:.2f}"
+                f" · scope {one_line(node.scope, 20)} · tier {one_line(node.tier, 20)}"
             ),
         )
+        if node.suppressed_reason:
+            grid.add_row("Kept out", self._kept_out(node))
         grid.add_row("Project", Text(one_line(node.project, 300)))
         grid.add_row("Session", Text(one_line(node.session_id, 80)))
         grid.add_row("Developer", Text(one_line(node.developer, 200) or "unknown"))
@@ -160,6 +166,17 @@ class NodeDetailView(VerticalScroll, can_focus=True):
             last = _when(node.last_retrieved_at)
             grid.add_row("Retrieved", Text(f"{node.retrieval_count}× (last {last})"))
         return grid
+
+    def _kept_out(self, node: Node) -> Text:
+        """Why the knowledge bar kept the node out of the queue (and whether it still is)."""
+        reason = one_line(node.suppressed_reason, 1000)
+        if node.status == "suppressed":
+            return Text(
+                f"below the knowledge bar: {reason}", self._style("node-detail--suppressed")
+            )
+        return Text(
+            f"was below the knowledge bar ({reason}), promoted", self._style("node-detail--dim")
+        )
 
     def _evidence(self, node: Node) -> list[RenderableType]:
         parts: list[RenderableType] = [Text("\nEvidence (verbatim)", "bold underline")]

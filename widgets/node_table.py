@@ -1,12 +1,16 @@
 """The review queue's table of reasoning nodes, drawn with the line API (smooth at 10,000+ rows).
 
 Rows can be marked for a decision on several nodes at once, and flagged busy while a decision
-on them is being written, so the cursor can move on before the write returns.
+on them is being written, so the cursor can move on before the write returns. Grouped by
+session, each session's rows sit under a header line (session, project, start, node count);
+the cursor moves over the rows only.
+
+A suppressed node (below the knowledge bar) is marked `⊘`; its reason follows the summary.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from itertools import chain
@@ -27,6 +31,7 @@ COLUMNS: tuple[tuple[str, int], ...] = (
     ("", 3),
     ("type", 13),
     ("conf", 4),
+    ("info", 4),
     ("summary", 0),
     ("project", 18),
     ("session", 8),
@@ -34,11 +39,22 @@ COLUMNS: tuple[tuple[str, int], ...] = (
 )
 #: The component class that colours each node type's word.
 TYPE_CLASSES: dict[str, str] = {t: f"node-table--{t.lower().replace('_', '-')}" for t in NODE_TYPES}
-STATUS_GLYPHS = {"pending": " ", "approved": "✓", "rejected": "✗", "merged": "=", "forgotten": "⌫"}
+STATUS_GLYPHS = {
+    "pending": " ",
+    "approved": "✓",
+    "rejected": "✗",
+    "merged": "=",
+    "forgotten": "⌫",
+    "suppressed": "⊘",
+}
 MARK_GLYPH = "●"
 BUSY_GLYPH = "…"
 #: Confidence below which the value is dimmed (the warm tier starts at 0.35).
 LOW_CONFIDENCE = 0.5
+#: Informativeness below which the value is dimmed (the knowledge bar's scale is 0..1).
+LOW_INFORMATIVENESS = 0.5
+#: The share of the summary column a suppressed node's reason may take at most.
+REASON_SHARE = 0.5
 
 
 class NodeTable(LineTable[Node, str]):
@@ -51,6 +67,8 @@ class NodeTable(LineTable[Node, str]):
     | m | mark or unmark the node under the cursor, then move down |
     | ctrl+a | mark every row (again: unmark them all) |
     | enter | select the node under the cursor |
+
+    `group_by_session` draws a header line above each session's rows.
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -89,6 +107,8 @@ class NodeTable(LineTable[Node, str]):
         "node-table--marked",
         "node-table--busy",
         "node-table--dim",
+        "node-table--group",
+        "node-table--reason",
     }
 
     DEFAULT_CSS = """
@@ -100,6 +120,8 @@ class NodeTable(LineTable[Node, str]):
     NodeTable > .node-table--marked { background: $accent 25%; }
     NodeTable > .node-table--busy { color: $text-disabled; }
     NodeTable > .node-table--dim { color: $text-muted; }
+    NodeTable > .node-table--group { background: $boost; color: $text-secondary; text-style: bold; }
+    NodeTable > .node-table--reason { color: $text-warning; text-style: italic; }
     NodeTable > .node-table--hypothesis { color: $text-accent; }
     NodeTable > .node-table--investigation { color: $text-primary; }
     NodeTable > .node-table--discovery { color: $text-primary; text-style: bold; }
@@ -145,6 +167,12 @@ class NodeTable(LineTable[Node, str]):
         self._marked: set[str] = set()
         self._busy: set[str] = set()
         self._now: datetime | None = None
+        # Grouped by session (`_starts` is not None): the line of each row, the row on each
+        # line (-1 on a header), and each header line's (first row, row count).
+        self._starts: Mapping[str, str] | None = None
+        self._lines: list[int] = []
+        self._line_rows: list[int] = []
+        self._heads: dict[int, tuple[int, int]] = {}
 
     # -- public API ----------------------------------------------------------------
 
@@ -157,6 +185,11 @@ class NodeTable(LineTable[Node, str]):
         return tuple(n.node_id for n in self._rows if n.node_id in self._marked)
 
     @property
+    def mark_count(self) -> int:
+        """How many nodes are marked (without walking the rows, unlike `marked`)."""
+        return len(self._marked)
+
+    @property
     def busy(self) -> frozenset[str]:
         return frozenset(self._busy)
 
@@ -167,6 +200,21 @@ class NodeTable(LineTable[Node, str]):
 
     def index_of(self, node_id: str) -> int | None:
         return self._index.get(node_id)
+
+    @property
+    def grouped(self) -> bool:
+        """True while the rows are drawn under session headers."""
+        return self._starts is not None
+
+    def group_by_session(self, starts: Mapping[str, str] | None) -> None:
+        """Draw a header line above each run of rows from one session (`starts`: when each
+        session started, by id, shown in its header); None: one plain list. The rows keep
+        their order: the store gives each session's rows together."""
+        self._starts = starts
+        self._layout()
+        self._resize()
+        self._scroll_to_cursor()
+        self.refresh()
 
     def update_nodes(self, nodes: Iterable[Node], keep_status: str | None = None) -> None:
         """Take decided nodes back: rows whose status is no longer `keep_status` go (when it
@@ -186,19 +234,20 @@ class NodeTable(LineTable[Node, str]):
             self._busy -= set(node_ids)
         self.refresh()
 
-    def next_pending(self) -> int | None:
-        """The first pending, not busy row after the cursor, else the last one before it."""
+    def next_pending(self, statuses: Collection[str] = ("pending",)) -> int | None:
+        """The first row after the cursor that waits for a decision (its status is one of
+        `statuses`) and is not busy, else the last such row before it."""
         cursor: int = self.cursor
         after = range(cursor + 1, len(self._rows))
         before = range(min(cursor, len(self._rows)) - 1, -1, -1)
         for index in chain(after, before):
             node = self._rows[index]
-            if node.status == "pending" and node.node_id not in self._busy:
+            if node.status in statuses and node.node_id not in self._busy:
                 return index
         return None
 
-    def move_to_next_pending(self) -> bool:
-        index = self.next_pending()
+    def move_to_next_pending(self, statuses: Collection[str] = ("pending",)) -> bool:
+        index = self.next_pending(statuses)
         if index is not None:
             self.cursor = index
         return index is not None
@@ -240,23 +289,81 @@ class NodeTable(LineTable[Node, str]):
 
     def _replace_rows(self, rows: list[Node], gone: Collection[str]) -> None:
         keep = self.current.node_id if self.current else None
+        gone_rows = {i for i in map(self._index.get, gone) if i is not None}
+        position = self.cursor - sum(1 for i in gone_rows if i < self.cursor)
         top = int(self.scroll_offset.y)
-        above_top = sum(1 for i in map(self._index.get, gone) if i is not None and i < top)
-        position = self.cursor - sum(
-            1 for i in map(self._index.get, gone) if i is not None and i < self.cursor
-        )
+        anchor = self._anchor(top, gone_rows)
         self._rows = rows
         self._reindex()
         self._marked -= set(gone)
         self._resize()
-        if above_top:  # the rows on screen stay where they were
-            self.scroll_to(y=top - above_top, animate=False, immediate=True)
+        if anchor is not None:  # the rows on screen stay where they were
+            node_id, offset = anchor
+            index = self._index.get(node_id)
+            new_top = max(self._line_of(index) - offset, 0) if index is not None else top
+            if new_top != top:
+                self.scroll_to(y=new_top, animate=False, immediate=True)
         found = self._index.get(keep) if keep else None
         self.cursor = self._clamp(position if found is None else found)
         self.refresh()
 
+    def _anchor(self, top: int, gone_rows: set[int]) -> tuple[str, int] | None:
+        """(the first row from the top line down that stays, its distance from the top line
+        not counting the rows that go); None when no row below the top stays."""
+        line = top
+        skipped = 0
+        while line < self._line_count():
+            index = self._row_at(line)
+            if index is not None:
+                if index not in gone_rows:
+                    return self._rows[index].node_id, line - top - skipped
+                skipped += 1
+            line += 1
+        return None
+
     def _reindex(self) -> None:
         self._index = {node.node_id: i for i, node in enumerate(self._rows)}
+        self._layout()
+
+    def _layout(self) -> None:
+        """Where each row and each session header is drawn (grouped only)."""
+        self._lines, self._line_rows, self._heads = [], [], {}
+        if self._starts is None:
+            return
+        head = -1
+        session: str | None = None
+        for index, node in enumerate(self._rows):
+            if node.session_id != session:
+                session = node.session_id
+                head = len(self._line_rows)
+                self._heads[head] = (index, 0)
+                self._line_rows.append(-1)
+            first, count = self._heads[head]
+            self._heads[head] = (first, count + 1)
+            self._lines.append(len(self._line_rows))
+            self._line_rows.append(index)
+
+    # -- lines: rows and session headers -------------------------------------------
+
+    def _line_count(self) -> int:
+        return len(self._line_rows) if self._starts is not None else len(self._rows)
+
+    def _line_of(self, index: int) -> int:
+        if self._starts is None or not 0 <= index < len(self._lines):
+            return index
+        return self._lines[index]
+
+    def _row_at(self, line: int) -> int | None:
+        if self._starts is None:
+            return line if 0 <= line < len(self._rows) else None
+        if not 0 <= line < len(self._line_rows):
+            return None
+        index = self._line_rows[line]
+        return index if index >= 0 else None
+
+    def _top_line_of(self, index: int) -> int:
+        line = self._line_of(index)
+        return line - 1 if line - 1 in self._heads else line
 
     def _marks_changed(self) -> None:
         self.refresh()
@@ -266,6 +373,16 @@ class NodeTable(LineTable[Node, str]):
 
     def render_header(self, width: int) -> Strip:
         return self._text_line(_header(width), "header", width)
+
+    def render_between(self, line: int, width: int) -> Strip:
+        head = self._heads.get(line)
+        if head is None or self._starts is None:
+            return Strip.blank(width, self.rich_style)
+        first, count = head
+        node = self._rows[first]
+        text = group_title(node, self._starts.get(node.session_id, ""), count)
+        style = self.rich_style + self.get_component_rich_style("node-table--group")
+        return Strip([Segment(pad(text, width), style)])
 
     def render_row(self, node: Node, is_cursor: bool, width: int) -> Strip:
         busy = node.node_id in self._busy
@@ -291,8 +408,12 @@ class NodeTable(LineTable[Node, str]):
     def _cell_style(self, key: str, node: Node) -> Style:
         if key == "type":
             return self.get_component_rich_style(TYPE_CLASSES.get(node.type, "node-table--dim"))
-        if key in ("project", "session", "age") or (
-            key == "conf" and node.confidence < LOW_CONFIDENCE
+        if key == "reason":
+            return self.get_component_rich_style("node-table--reason")
+        if (
+            key in ("project", "session", "age")
+            or (key == "conf" and node.confidence < LOW_CONFIDENCE)
+            or (key == "info" and node.informativeness < LOW_INFORMATIVENESS)
         ):
             return self.get_component_rich_style("node-table--dim")
         return Style()
@@ -318,15 +439,43 @@ def _cells(
         flags,
         one_line(node.type, 20),
         f"{node.confidence:.2f}"[:4],
+        f"{node.informativeness:.2f}"[:4],
         one_line(node.summary, 400),
         one_line(node.project, 300),
         one_line(node.session_id, 40),
         age(node.created_at, now),
     ]
-    return [
-        (key, fit(value, w, keep_end=key == "project") + " ")
-        for (key, _), w, value in zip(COLUMNS, _widths(width), values, strict=True)
-    ]
+    cells: list[tuple[str, str]] = []
+    for (key, _), w, value in zip(COLUMNS, _widths(width), values, strict=True):
+        if key == "summary" and node.status == "suppressed" and node.suppressed_reason:
+            cells += _summary_cells(value, one_line(node.suppressed_reason, 200), w)
+        else:
+            cells.append((key, fit(value, w, keep_end=key == "project") + " "))
+    return cells
+
+
+def _summary_cells(summary: str, reason: str, width: int) -> list[tuple[str, str]]:
+    """The summary, then why the node was kept out of the queue (at most `REASON_SHARE` of
+    the column, so the summary stays readable)."""
+    note = f" — {reason}"
+    room = min(len(note), int(width * REASON_SHARE))
+    return [("summary", fit(summary, width - room)), ("reason", fit(note, room) + " ")]
+
+
+def group_title(node: Node, started: str, count: int) -> str:
+    """A session header: `▾ session 4ca67353 · /work/payments-api · 2026-10-21 08:05 · 7 nodes`."""
+    parts = [f"▾ session {one_line(node.session_id, 40)[:8]}", one_line(node.project, 300)]
+    when = _when(started)
+    if when:
+        parts.append(when)
+    parts.append(f"{count:,} node{'s' if count != 1 else ''}")
+    return " · ".join(parts)
+
+
+def _when(stamp: str) -> str:
+    """`2026-10-21 08:05` from an ISO timestamp ("" when it is not one)."""
+    moment = _parse_time(stamp)
+    return moment.strftime("%Y-%m-%d %H:%M") if moment else ""
 
 
 def _parse_time(stamp: str) -> datetime | None:

@@ -1,5 +1,9 @@
 """The review queue: decide on pending reasoning nodes with their evidence on screen.
 
+The best nodes come first (informativeness × confidence), optionally grouped under their
+session. Nodes the knowledge bar kept out of the queue (`suppressed`) are one status filter
+away; one key promotes them to pending, and approve / reject work on them directly.
+
 Decisions are written by thread workers; the table takes the returned nodes back (a decided
 row leaves a pending-only list) instead of reloading the list. The cursor moves to the next
 pending node as soon as a decision is asked for (the decided rows stay dimmed until the write
@@ -75,8 +79,9 @@ MAX_ROWS = 50_000
 FIRST_PAGE = 200
 #: Transcript excerpts kept in memory (a decision then shows the next one at once).
 CONTEXT_CACHE = 256
-ORDERS: tuple[str, ...] = ("oldest", "newest", "confidence", "type", "session")
+ORDERS: tuple[str, ...] = ("best", "oldest", "newest", "confidence", "type", "session")
 ORDER_TITLES = {
+    "best": "best first",
     "oldest": "oldest first",
     "newest": "newest first",
     "confidence": "most confident first",
@@ -85,12 +90,22 @@ ORDER_TITLES = {
 }
 STATUSES: tuple[tuple[str, str], ...] = (
     ("pending", "pending"),
+    ("suppressed", "suppressed"),
     ("approved", "approved"),
     ("rejected", "rejected"),
     ("forgotten", "forgotten"),
     ("any status", ""),
 )
 ALL = ""
+#: Kept out of the queue by the knowledge bar (a reviewer can promote them to pending).
+SUPPRESSED = "suppressed"
+NO_SUPPRESSED = "Nothing was kept out: every node passed the knowledge bar."
+#: The status line's hint after the count of suppressed nodes, by status filter: (binding id,
+#: what it does).
+KEPT_OUT_HINTS = {
+    "pending": ("review.status", "show"),
+    SUPPRESSED: ("review.promote", "promote to pending"),
+}
 NO_DRAFTS = "No drafts waiting. Eligible patterns are graduated on the Patterns screen."
 NO_PROPOSALS = (
     "No relation proposals waiting. Skills used together in enough sessions, with no relation"
@@ -113,6 +128,8 @@ NODE_ONLY = frozenset(
         "undo",
         "skip",
         "focus_filter",
+        "promote",
+        "toggle_group",
         "cycle_order",
         "cycle_type",
         "cycle_status",
@@ -157,10 +174,12 @@ class ReviewScreen(LibrarianScreen):
     | Key | Action |
     | --- | --- |
     | a / x / e / s | approve / reject (asks a reason) / edit the summary / switch scope |
+    | p | promote a suppressed node (or every marked one) to pending |
     | u | undo your last decision (a whole multi-selection at once) |
     | n | skip to the next pending node |
     | m, ctrl+a | mark a node, mark all listed (decisions apply to every marked node) |
     | /, f, S, P, o | filter by words, type, status, this project; change the order |
+    | g | group the rows by session (again: one list) |
     | d, l, esc | to the detail pane, back to the list, clear the filter or the marks |
     | D | switch between pending nodes and drafted SKILL.md files (a / x decide on drafts) |
     | R | switch between pending nodes and relation proposals (a / x decide on proposals) |
@@ -181,11 +200,20 @@ class ReviewScreen(LibrarianScreen):
             id="review.reject",
             tooltip="Reject the node (or every marked node) with an optional reason",
         ),
+        Binding(
+            "p",
+            "promote",
+            "Promote",
+            id="review.promote",
+            tooltip="Put the suppressed node (or every marked one) in the pending queue",
+        ),
         Binding("e", "edit", "Edit", id="review.edit", tooltip="Rewrite the node's summary"),
         Binding(
+            # Out of the footer, which holds at most seven keys (`?` and the palette list it).
             "s",
             "scope",
             "Scope",
+            show=False,
             id="review.scope",
             tooltip="Switch the scope between PROJECT and TEAM (every marked node follows)",
         ),
@@ -207,7 +235,20 @@ class ReviewScreen(LibrarianScreen):
             tooltip="Filter by words in the summary or evidence",
         ),
         Binding(
-            "o", "cycle_order", "Order", show=False, id="review.order", tooltip="Change the order"
+            "o",
+            "cycle_order",
+            "Order",
+            show=False,
+            id="review.order",
+            tooltip="Change the order (best first: informativeness × confidence)",
+        ),
+        Binding(
+            "g",
+            "toggle_group",
+            "Group",
+            show=False,
+            id="review.group",
+            tooltip="Group the rows by session, best first inside each (again: one list)",
         ),
         Binding(
             "f",
@@ -223,7 +264,7 @@ class ReviewScreen(LibrarianScreen):
             "Status",
             show=False,
             id="review.status",
-            tooltip="Show pending, approved, rejected or all nodes",
+            tooltip="Show pending, suppressed (kept out), approved, rejected or all nodes",
         ),
         Binding(
             "P",
@@ -274,6 +315,7 @@ class ReviewScreen(LibrarianScreen):
         super().__init__(name="review")
         self.library = library
         self._order = ORDERS[0]
+        self._by_session = False
         self._requested: dict[str, Any] | None = None
         self._want_focus: str | None = None
         self._counts: QueueCounts | None = None
@@ -284,6 +326,7 @@ class ReviewScreen(LibrarianScreen):
         self._context_timer: Timer | None = None
         self._filter_timer: Timer | None = None
         self._had_node = True
+        self._could_promote = False
         self._projects_asked = False
         self._mode = "nodes"
         self._drafts: list[Draft] = []
@@ -334,7 +377,8 @@ class ReviewScreen(LibrarianScreen):
         self.load_counts()
 
     def _bindings_changed(self, _screen: object) -> None:
-        if self._drafts or self._proposals:  # the status line names keys focus can hide
+        kept_out = self._counts is not None and self._counts.suppressed
+        if self._drafts or self._proposals or kept_out:  # the status line names keys focus can hide
             self._update_status()
 
     def on_screen_resume(self) -> None:
@@ -355,10 +399,13 @@ class ReviewScreen(LibrarianScreen):
         complete = len(rows) < (FIRST_PAGE if first_page else MAX_ROWS)
         total = len(rows)
         if not complete:
-            total = self.library.node_count(**{k: v for k, v in filters.items() if k != "order"})
+            counted = {k: v for k, v in filters.items() if k not in ("order", "by_session")}
+            total = self.library.node_count(**counted)
+        sessions = self.library.session_starts() if filters["by_session"] else None
         if worker.is_cancelled:  # a newer filter won: drop stale rows
             return
-        self.post_message(NodesLoaded(rows, total, focus, complete=complete or not first_page))
+        done = complete or not first_page
+        self.post_message(NodesLoaded(rows, total, focus, complete=done, sessions=sessions))
         if first_page and rows:  # the cursor starts on the first row: its transcript too
             first = rows[0]
             self.post_message(NodeContextLoaded(first.node_id, self.library.node_context(first)))
@@ -468,6 +515,7 @@ class ReviewScreen(LibrarianScreen):
             "project": chosen("#project-filter"),
             "text": self.query_one("#node-filter", Input).value,
             "order": self._order,
+            "by_session": self._by_session,
         }
 
     def reload(self, focus: str | None = None) -> None:
@@ -489,12 +537,10 @@ class ReviewScreen(LibrarianScreen):
             self._requested["status"] != "pending"
             or any(self._requested[k] for k in ("type_", "project", "text"))
         )
-        table.empty_text = (
-            "No node matches the filters."
-            if narrowed
-            else "Nothing waiting for review. Ingest sessions with `librarian ingest`."
-        )
+        table.empty_text = self._empty_text(narrowed)
         focus = message.focus or self._want_focus
+        if message.sessions is not None or table.grouped:
+            table.group_by_session(message.sessions)
         table.set_rows(message.rows, focus=focus)
         if focus and table.current and table.current.node_id == focus:
             self._want_focus = None
@@ -507,6 +553,16 @@ class ReviewScreen(LibrarianScreen):
         self._bindings_follow()
         if not message.complete and self._requested is not None:
             self.call_after_refresh(self._load_the_rest, self._requested, message.focus)
+
+    def _empty_text(self, narrowed: bool) -> str:
+        requested = self._requested or {}
+        if requested.get("status") == SUPPRESSED and not any(
+            requested.get(k) for k in ("type_", "project", "text")
+        ):
+            return NO_SUPPRESSED
+        if narrowed:
+            return "No node matches the filters."
+        return "Nothing waiting for review. Ingest sessions with `librarian ingest`."
 
     def on_queue_counts_loaded(self, message: QueueCountsLoaded) -> None:
         self._counts = message.counts
@@ -560,7 +616,7 @@ class ReviewScreen(LibrarianScreen):
 
     def _next_node(self) -> Node | None:
         table = self.query_one(NodeTable)
-        index = table.next_pending()
+        index = table.next_pending(self._open_statuses())
         return table.rows[index] if index is not None else None
 
     @on(NodeTable.Highlighted)
@@ -614,14 +670,20 @@ class ReviewScreen(LibrarianScreen):
         current = table.current
         return [current.node_id] if current and current.node_id not in busy else []
 
+    def _open_statuses(self) -> tuple[str, ...]:
+        """The statuses of the rows that wait for a decision in this list: pending, and
+        suppressed while the list shows them."""
+        status = (self._requested or {}).get("status")
+        return ("pending", SUPPRESSED) if status == SUPPRESSED else ("pending",)
+
     def _decide(self, action: str, node_ids: list[str], **values: str) -> None:
         table = self.query_one(NodeTable)
         table.set_busy(node_ids)
         current = table.current
-        if action in ("approve", "reject"):
+        if action in ("approve", "reject", "unsuppress"):
             table.clear_marks()
             if current is not None and current.node_id in node_ids:
-                table.move_to_next_pending()
+                table.move_to_next_pending(self._open_statuses())
                 self._show_current(0)  # at once: no debounce after a decision
         self.write_decision(action, node_ids, values)
 
@@ -634,6 +696,15 @@ class ReviewScreen(LibrarianScreen):
         for node in message.nodes:
             if detail.node is not None and detail.node.node_id == node.node_id:
                 detail.show(node, self._contexts.get(node.node_id))
+        if message.action == "unsuppress" and message.nodes:
+            count = len(message.nodes)
+            undo = self.key_for("review.undo")
+            self.notify(
+                f"promoted {count} node{'s' if count != 1 else ''} to pending"
+                + (f" ({undo}: undo)" if undo else ""),
+                timeout=4,
+                markup=False,
+            )
         self.load_counts()
         self._update_status()
         self._bindings_follow()
@@ -661,11 +732,23 @@ class ReviewScreen(LibrarianScreen):
     # -- actions -----------------------------------------------------------------------
 
     def _bindings_follow(self) -> None:
-        """Grey the decision keys out (or back in) when the list empties (or fills)."""
+        """Grey the decision keys out (or back in) when the list empties (or fills), and
+        promote when the selection holds no suppressed node (or does again)."""
         has_node = self.query_one(NodeTable).current is not None
-        if has_node != self._had_node:
-            self._had_node = has_node
+        can_promote = bool(self._promotable())
+        if (has_node, can_promote) != (self._had_node, self._could_promote):
+            self._had_node, self._could_promote = has_node, can_promote
             self.refresh_bindings()
+
+    def _promotable(self) -> list[str]:
+        """The suppressed nodes among the targets (marked, else under the cursor)."""
+        table = self.query_one(NodeTable)
+        if not table.mark_count:  # the common case, on every cursor move: no scan of the rows
+            node = table.current
+            ok = node is not None and node.status == SUPPRESSED and node.node_id not in table.busy
+            return [node.node_id] if ok and node is not None else []
+        rows = (_row(table, i) for i in self._targets())
+        return [n.node_id for n in rows if n is not None and n.status == SUPPRESSED]
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # None greys the binding out in the footer instead of hiding it.
@@ -676,6 +759,8 @@ class ReviewScreen(LibrarianScreen):
             return None if action in NODE_ONLY else True
         if action in ("approve", "reject", "scope", "edit", "skip"):
             return True if self.query_one(NodeTable).current is not None else None
+        if action == "promote":
+            return True if self._promotable() else None
         return True
 
     def action_approve(self) -> None:
@@ -712,6 +797,13 @@ class ReviewScreen(LibrarianScreen):
             lambda reason: self._decide("reject", targets, reason=reason),
         )
 
+    def action_promote(self) -> None:
+        targets = self._promotable()
+        if targets:
+            self._decide("unsuppress", targets)
+        else:
+            self.app.bell()
+
     def action_edit(self) -> None:
         table = self.query_one(NodeTable)
         node = table.current
@@ -747,7 +839,7 @@ class ReviewScreen(LibrarianScreen):
         self.write_undo()
 
     def action_skip(self) -> None:
-        if self.query_one(NodeTable).move_to_next_pending():
+        if self.query_one(NodeTable).move_to_next_pending(self._open_statuses()):
             self._show_current(0)
         else:
             self.app.bell()
@@ -777,6 +869,11 @@ class ReviewScreen(LibrarianScreen):
 
     def action_cycle_order(self) -> None:
         self._order = ORDERS[(ORDERS.index(self._order) + 1) % len(ORDERS)]
+        self.reload()
+        self._update_status()
+
+    def action_toggle_group(self) -> None:
+        self._by_session = not self._by_session
         self.reload()
         self._update_status()
 
@@ -827,6 +924,16 @@ class ReviewScreen(LibrarianScreen):
         self.query_one("#status-filter", Select).value = status
         self.reload(focus=node.node_id)
 
+    def action_show_suppressed(self) -> None:
+        """List the nodes the knowledge bar kept out (again: the pending ones)."""
+        select = self.query_one("#status-filter", Select)
+        select.value = "pending" if select.value == SUPPRESSED else SUPPRESSED
+        self._reload_if_changed()
+
+    def can_promote(self) -> bool:
+        """True when the selection holds a suppressed node (for the command palette)."""
+        return self._mode == "nodes" and bool(self._promotable())
+
     def selection(self) -> tuple[Node | None, tuple[str, ...]]:
         """(the node under the cursor, the marked node ids) for the command palette."""
         table = self.query_one(NodeTable)
@@ -840,6 +947,9 @@ class ReviewScreen(LibrarianScreen):
             "edit": self.action_edit,
             "scope": self.action_scope,
             "undo": self.action_undo,
+            "promote": self.action_promote,
+            "group": self.action_toggle_group,
+            "suppressed": self.action_show_suppressed,
             "skip": self.action_skip,
             "mark_all": self.query_one(NodeTable).action_mark_all,
             "filter": self.action_focus_filter,
@@ -1102,6 +1212,16 @@ class ReviewScreen(LibrarianScreen):
             text.append(f" ({key})", style="dim")
         return text
 
+    def _suppressed_status(self, count: int) -> Text:
+        """` · 90 kept out (S: show)` from the pending list (the status key's next stop), the
+        promote key while they are listed."""
+        text = Text(f" · {count:,} kept out")
+        hint = KEPT_OUT_HINTS.get((self._requested or {}).get("status") or ALL)
+        key = self.key_for(hint[0]) if hint else ""
+        if hint and key:
+            text.append(f" ({key}: {hint[1]})", style="dim")
+        return text
+
     def _update_status(self) -> None:
         if self._mode == "drafts":
             self.query_one("#review-status", Static).update(self._drafts_status())
@@ -1113,6 +1233,8 @@ class ReviewScreen(LibrarianScreen):
         text = Text()
         if self._counts is not None:
             text.append(f"{self._counts.pending:,} pending", style="bold")
+            if self._counts.suppressed:
+                text.append_text(self._suppressed_status(self._counts.suppressed))
             text.append(f" · {self._counts.decided_today:,} decided today")
         if self._drafts:
             text.append(" · ")
@@ -1125,6 +1247,13 @@ class ReviewScreen(LibrarianScreen):
         if self._total > shown:
             text.append(f" of {self._total:,}", style="dim")
         text.append(f" · {ORDER_TITLES[self._order]}", style="dim")
+        if self._by_session:
+            text.append(" by session", style="dim")
         if table.marked:
             text.append(f"  ·  {len(table.marked):,} marked", style="bold")
         self.query_one("#review-status", Static).update(text)
+
+
+def _row(table: NodeTable, node_id: str) -> Node | None:
+    index = table.index_of(node_id)
+    return table.rows[index] if index is not None else None

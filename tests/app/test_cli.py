@@ -267,6 +267,10 @@ def test_review_from_the_command_line(tmp_path: Path) -> None:
     assert bad.returncode == 2
     assert bad.stderr.strip() == "librarian: error: no node 'n_missing'"
     assert run(library, "nodes", "--type", "bogus").returncode == 2
+    every = json.loads(run(library, "nodes", "--order", "best", "--json").stdout)
+    scores = [n["informativeness"] * n["confidence"] for n in every]
+    assert scores == sorted(scores, reverse=True)
+    assert run(library, "nodes", "--order", "bogus").returncode == 2
     assert "DAG" not in run(library, "session", "s-one").stdout
     assert "DEAD_END" in run(library, "session", "s-one").stdout
 

@@ -1,17 +1,22 @@
 """The review queue, driven with Pilot through the app factory over a copy of the demo.
 
 Every decision is checked three ways: what the screen shows, what the store says, and the
-audit entry it left (one per decided node, with before and after).
+audit entry it left (one per decided node, with before and after). The demo holds nodes the
+knowledge bar kept out of the queue (`suppressed`), so promoting them is tested on real ones.
 """
 
 from __future__ import annotations
 
+import io
 from collections.abc import AsyncIterator
+from itertools import groupby
 
 import pytest
+from rich.console import Console
 from textual.command import CommandList, CommandPalette
 from textual.pilot import Pilot
 from textual.widgets import Input, Select, Static
+from textual.widgets._footer import FooterKey
 
 from app.factory import make_app
 from app.librarian_app import LibrarianApp
@@ -56,7 +61,17 @@ def status(pilot: Pilot[int]) -> str:
 
 
 def pending_ids(library: Library) -> list[str]:
-    return [n.node_id for n in library.nodes(status="pending")]
+    """The pending nodes in the queue's order: best first."""
+    return [n.node_id for n in library.nodes(status="pending", order="best")]
+
+
+def suppressed_ids(library: Library) -> list[str]:
+    return [n.node_id for n in library.nodes(status="suppressed", order="best")]
+
+
+def footer_key(pilot: Pilot[int], action: str) -> FooterKey | None:
+    keys = [k for k in pilot.app.screen.query(FooterKey) if k.action == action]
+    return keys[0] if keys else None
 
 
 def errors(pilot: Pilot[int]) -> list[str]:
@@ -85,7 +100,10 @@ async def test_opens_on_the_queue_with_the_first_node_and_the_counts(
     assert detail.transcript  # the messages around the evidence are loaded
     assert any(m.in_range for m in detail.transcript)
     counts = demo_library.queue_counts()
-    assert status(pilot).startswith(f"{counts.pending} pending · 0 decided today")
+    assert counts.suppressed > 20  # the demo's candidates below the bar
+    assert status(pilot).startswith(
+        f"{counts.pending} pending · {counts.suppressed} kept out (S: show) · 0 decided today"
+    )
 
 
 async def test_approve_moves_on_and_undo_brings_it_back(
@@ -105,7 +123,9 @@ async def test_approve_moves_on_and_undo_brings_it_back(
     assert entry.before["status"] == "pending"
     assert entry.after["status"] == "approved"
     assert entry.actor == demo_library.actor
-    assert status(pilot).startswith(f"{before.pending - 1} pending · 1 decided today")
+    assert status(pilot).startswith(
+        f"{before.pending - 1} pending · {before.suppressed} kept out (S: show) · 1 decided today"
+    )
 
     await pilot.press("u")
     await settle(pilot)
@@ -252,7 +272,7 @@ async def test_filters_and_order(pilot: Pilot[int], demo_library: Library) -> No
     assert table(pilot).has_focus
     assert ids(pilot) == pending_ids(demo_library)
 
-    await pilot.press("o", "S")  # newest first; decided nodes (approved)
+    await pilot.press("o", "o", "S", "S")  # newest first (after oldest); approved (after kept out)
     await settle(pilot)
     approved = demo_library.nodes(status="approved", order="newest")
     assert ids(pilot) == [n.node_id for n in approved]
@@ -287,3 +307,183 @@ async def test_palette_offers_decisions_that_follow_the_selection(
     await settle(pilot)
     assert isinstance(pilot.app.screen, ReviewScreen)
     assert demo_library.node(first).status == "approved"
+
+
+async def test_the_best_nodes_come_first(pilot: Pilot[int], demo_library: Library) -> None:
+    rows = table(pilot).rows
+    scores = [n.informativeness * n.confidence for n in rows]
+    assert scores == sorted(scores, reverse=True)
+    assert scores[0] > scores[-1]
+    assert "best first" in status(pilot)
+    assert shown(pilot) == rows[0]
+
+    await pilot.press("o")  # the next order: oldest first
+    await settle(pilot)
+    oldest = demo_library.nodes(status="pending", order="oldest")
+    assert ids(pilot) == [n.node_id for n in oldest]
+    assert "oldest first" in status(pilot)
+
+
+async def test_grouped_by_session_best_first_inside(
+    pilot: Pilot[int], demo_library: Library
+) -> None:
+    await pilot.press("g")
+    await settle(pilot)
+    grouped = demo_library.nodes(status="pending", order="best", by_session=True)
+    assert ids(pilot) == [n.node_id for n in grouped]
+    assert table(pilot).grouped
+    assert "best first by session" in status(pilot)
+    sessions = [key for key, _ in groupby(grouped, key=lambda n: n.session_id)]
+    assert len(sessions) == len(set(sessions)) > 1  # each session once
+    for _, members in groupby(grouped, key=lambda n: n.session_id):
+        scores = [n.informativeness * n.confidence for n in members]
+        assert scores == sorted(scores, reverse=True)
+
+    # the first line is the first session's header: id, project, start and count
+    first = demo_library.session(sessions[0])
+    count = sum(1 for n in grouped if n.session_id == first.session_id)
+    header = table(pilot).render_line(1).text
+    assert header.startswith(f"▾ session {first.session_id[:8]} · {first.project} · ")
+    assert f"{first.started_at[:10]} " in header
+    assert f" · {count} node" in header
+    assert current(pilot).node_id == grouped[0].node_id  # the cursor is on a node, not a header
+
+    # deciding works as before: the cursor moves on to the next node, across a header
+    at = count - 1
+    table(pilot).cursor = at
+    await pilot.press("a")
+    await settle(pilot)
+    assert current(pilot).node_id == grouped[at + 1].node_id
+    assert current(pilot).session_id != grouped[at].session_id
+
+    await pilot.press("g")  # one list again
+    await settle(pilot)
+    assert not table(pilot).grouped
+    assert ids(pilot) == pending_ids(demo_library)
+    assert "by session" not in status(pilot)
+
+
+async def test_suppressed_nodes_are_one_filter_away_and_promoted_to_pending(
+    pilot: Pilot[int], demo_library: Library
+) -> None:
+    before = demo_library.queue_counts()
+    promote = footer_key(pilot, "promote")
+    assert promote is not None
+    assert promote.has_class("-disabled")  # nothing to promote among pending nodes
+    await pilot.press("p")
+    await settle(pilot)
+    assert demo_library.queue_counts() == before
+
+    await pilot.press("S")  # pending → kept out
+    await settle(pilot)
+    assert pilot.app.screen.query_one("#status-filter", Select).value == "suppressed"
+    kept_out = suppressed_ids(demo_library)
+    assert ids(pilot) == kept_out
+    assert f"{before.suppressed} kept out (p: promote to pending)" in status(pilot)
+    node = current(pilot)
+    assert node.suppressed_reason
+    detail = pilot.app.screen.query_one(NodeDetailView)
+    assert detail.node == node
+    (kept_line,) = [line for line in detail_text(pilot) if line.startswith("Kept out")]
+    assert node.suppressed_reason in kept_line
+    assert f"informativeness {node.informativeness:.2f}" in "\n".join(detail_text(pilot))
+    promote = footer_key(pilot, "promote")
+    assert promote is not None
+    assert not promote.has_class("-disabled")
+
+    await pilot.press("p")
+    await settle(pilot)
+    promoted = demo_library.node(node.node_id)
+    assert promoted.status == "pending"
+    (entry,) = demo_library.audit(node_id=node.node_id)
+    assert (entry.action, entry.before, entry.after) == (
+        "unsuppressed",
+        {"status": "suppressed"},
+        {"status": "pending"},
+    )
+    assert node.node_id not in ids(pilot)
+    assert current(pilot).node_id == kept_out[1]  # on to the next one kept out
+    assert status(pilot).startswith(
+        f"{before.pending + 1} pending · {before.suppressed - 1} kept out"
+    )
+    assert "promoted 1 node to pending (u: undo)" in [n.message for n in pilot.app._notifications]
+
+    await pilot.press("u")  # back below the bar, and back in this list with the cursor on it
+    await settle(pilot)
+    assert demo_library.node(node.node_id).status == "suppressed"
+    assert ids(pilot) == kept_out
+    assert current(pilot).node_id == node.node_id
+    assert demo_library.queue_counts() == before
+
+
+async def test_marked_suppressed_nodes_are_promoted_together(
+    pilot: Pilot[int], demo_library: Library
+) -> None:
+    await pilot.press("S")
+    await settle(pilot)
+    first, second, third = ids(pilot)[:3]
+    await pilot.press("m", "m", "p")
+    await settle(pilot)
+    assert {demo_library.node(i).status for i in (first, second)} == {"pending"}
+    assert demo_library.node(third).status == "suppressed"
+    assert current(pilot).node_id == third
+    assert table(pilot).marked == ()
+
+    await pilot.press("S")  # on to approved: the promoted ones wait among the pending
+    await pilot.press("u")  # one batch: both go back below the bar
+    await settle(pilot)
+    assert {demo_library.node(i).status for i in (first, second)} == {"suppressed"}
+
+
+async def test_approve_and_reject_work_on_a_suppressed_node(
+    pilot: Pilot[int], demo_library: Library
+) -> None:
+    await pilot.press("S")
+    await settle(pilot)
+    first, second, third = ids(pilot)[:3]
+    await pilot.press("a")
+    await settle(pilot)
+    assert demo_library.node(first).status == "approved"
+    (entry,) = demo_library.audit(node_id=first)
+    assert (entry.before["status"], entry.after["status"]) == ("suppressed", "approved")
+    assert current(pilot).node_id == second  # the next one kept out
+    assert first not in ids(pilot)
+
+    await pilot.press("x")
+    await settle(pilot)
+    await answer(pilot, "narration")
+    assert (demo_library.node(second).status, demo_library.node(second).reason) == (
+        "rejected",
+        "narration",
+    )
+    assert current(pilot).node_id == third
+
+    await pilot.press("u", "u")
+    await settle(pilot)
+    assert {demo_library.node(i).status for i in (first, second)} == {"suppressed"}
+    assert demo_library.node(first).decided_at == ""  # no longer decided
+
+
+async def test_palette_offers_promote_only_for_suppressed_nodes(pilot: Pilot[int]) -> None:
+    screen = pilot.app.screen
+    assert isinstance(screen, ReviewScreen)
+    assert not screen.can_promote()
+    await pilot.press("S")
+    await settle(pilot)
+    assert screen.can_promote()
+    await pilot.press("ctrl+p")
+    await settle(pilot)
+    await paste(pilot, "node: promote")
+    await settle(pilot)
+    options = pilot.app.screen.query_one(CommandList)
+    titles = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+    assert any(t.startswith("node: promote to pending") for t in titles)
+
+
+def detail_text(pilot: Pilot[int]) -> list[str]:
+    """The detail pane as plain lines (as `tests/widgets/test_node_detail.py` reads it)."""
+    detail = pilot.app.screen.query_one(NodeDetailView)
+    console = Console(width=detail.scrollable_content_region.width, file=io.StringIO())
+    with console.capture() as capture:
+        console.print(detail.renderable())
+    return [line.rstrip() for line in capture.get().splitlines()]

@@ -1,5 +1,5 @@
-"""SVG snapshots of the review queue (nodes and drafts), the Sessions, Patterns, Graph, Health,
-Lineage and Runbook screens (pytest-textual-snapshot).
+"""SVG snapshots of the review queue (nodes, suppressed nodes and drafts), the Sessions,
+Patterns, Graph, Health, Lineage and Runbook screens (pytest-textual-snapshot).
 
 The states are the ones `python -m app.screenshots` draws (`app.screenshots.SHOTS`). As in
 `test_snapshots.py`: the demo is rebuilt in this run's own home folder with a stepping clock
@@ -46,6 +46,11 @@ def test_review_queue(snap: Snap, library: Library) -> None:
 def test_review_detail(snap: Snap, library: Library) -> None:
     """Dead ends only, two marked, the detail pane (evidence and transcript) focused."""
     assert snap(library, "review-detail.svg")
+
+
+def test_review_suppressed(snap: Snap, library: Library) -> None:
+    """The nodes kept out of the queue (reason, informativeness), grouped by session."""
+    assert snap(library, "review-suppressed.svg")
 
 
 def test_sessions(snap: Snap, library: Library) -> None:

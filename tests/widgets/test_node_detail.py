@@ -105,7 +105,8 @@ async def test_fields_evidence_and_the_marked_transcript() -> None:
         lines = text.splitlines()
         assert lines[0] == "DEAD_END  pending"
         assert lines[1] == "The export timed out on the unindexed query."
-        assert "Confidence 0.60 · scope PROJECT · tier warm" in lines
+        assert "Confidence 0.60 · informativeness 0.00 · scope PROJECT · tier warm" in lines
+        assert not any(line.startswith("Kept out") for line in lines)
         assert "Project    /home/dev/payments-api" in lines
         assert "Session    7f3c2a1e-session" in lines
         assert "Developer  Dana <dana@example.com>" in lines
@@ -238,3 +239,26 @@ async def test_an_erased_message_is_marked_as_erased() -> None:
         text = shown(app)
         assert "     [erased by `librarian forget`]" in text
         assert "     kept words" in text
+
+
+async def test_a_suppressed_node_shows_why_it_was_kept_out_literally() -> None:
+    app = DetailApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        detail = app.query_one(NodeDetailView)
+        reason = "narration [bold]of[/bold] intent \x1b[31m, not a finding"
+        detail.show(node(status="suppressed", informativeness=0.08, suppressed_reason=reason), [])
+        await pilot.pause()
+        lines = shown(app).splitlines()
+        assert lines[0] == "DEAD_END  suppressed"
+        assert "Confidence 0.60 · informativeness 0.08 · scope PROJECT · tier warm" in lines
+        assert (
+            "Kept out   below the knowledge bar: narration [bold]of[/bold] intent \\x1b[31m,"
+            " not a finding"
+        ) in lines
+        assert "\x1b" not in shown(app)
+
+        detail.show(node(informativeness=0.08, suppressed_reason="narration of intent"), [])
+        await pilot.pause()
+        lines = shown(app).splitlines()
+        assert lines[0] == "DEAD_END  pending"
+        assert "Kept out   was below the knowledge bar (narration of intent), promoted" in lines

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import UTC, datetime
+from itertools import groupby
 
 import pytest
 from textual.app import App, ComposeResult
@@ -11,7 +12,7 @@ from textual.geometry import Region
 from textual.message import Message
 
 from store.models import ERASED, Node
-from widgets.node_table import NodeTable, age
+from widgets.node_table import NodeTable, age, group_title
 
 NOW = "2026-11-03T09:00:00+00:00"
 HOSTILE = {
@@ -116,15 +117,21 @@ async def test_columns_line_up() -> None:
     app = TableApp()
     async with app.run_test(size=(120, 6)) as pilot:
         table = app.query_one(NodeTable)
-        table.set_rows([node(1), node(2, type="INVESTIGATION", confidence=0.35, status="approved")])
+        table.set_rows(
+            [
+                node(1, informativeness=0.72),
+                node(2, type="INVESTIGATION", confidence=0.35, status="approved"),
+            ]
+        )
         await pilot.pause()
         header, first, second, *_ = screen_lines(table)
-        assert header.split() == ["type", "conf", "summary", "project", "session", "age"]
-        assert first.split()[:4] == ["DEAD_END", "0.60", "summary", "00001"]
-        assert second.split()[:3] == ["✓", "INVESTIGATION", "0.35"]  # decided rows say so
+        assert header.split() == ["type", "conf", "info", "summary", "project", "session", "age"]
+        assert first.split()[:5] == ["DEAD_END", "0.60", "0.72", "summary", "00001"]
+        assert second.split()[:4] == ["✓", "INVESTIGATION", "0.35", "0.00"]  # decided: says so
         for title, value in (
             ("type", "DEAD_END"),
             ("conf", "0.60"),
+            ("info", "0.72"),
             ("summary", "summary"),
             ("project", "…/dev/payments-api"),
             ("session", "s-1"),
@@ -313,3 +320,152 @@ async def test_a_forgotten_row_is_marked_and_shows_no_text() -> None:
         await pilot.pause()
         assert screen_lines(table)[2].split()[:2] == ["⌫", "DEAD_END"]
         assert ERASED in screen_lines(table)[2]
+
+
+async def test_a_suppressed_row_shows_its_reason_literally_and_its_informativeness() -> None:
+    app = TableApp()
+    async with app.run_test(size=(180, 6)) as pilot:
+        table = app.query_one(NodeTable)
+        reason = "narration [bold]of[/bold] intent \x1b[31m"
+        table.set_rows(
+            [
+                node(1, status="suppressed", informativeness=0.08, suppressed_reason=reason),
+                node(2, informativeness=0.9),
+            ]
+        )
+        await pilot.press("down")  # the reason keeps its own colour off the cursor
+        header, first, second, *_ = screen_lines(table)
+        assert first.split()[:4] == ["⊘", "DEAD_END", "0.60", "0.08"]
+        assert "summary 00001" in first
+        assert "— narration [bold]of[/bold] intent \\x1b[31m" in first  # literal, escaped
+        assert "\x1b" not in first
+        assert first.index("summary 00001") < first.index("— narration") < header.index("project")
+        assert "⊘" not in second
+        (reason_cell,) = [seg for seg in table.render_line(1) if "— narration" in seg.text]
+        assert reason_cell.style is not None
+        assert reason_cell.style.italic
+
+
+def session_rows() -> list[Node]:
+    """Three sessions' rows, each session's together (as the store gives them grouped)."""
+    return [
+        node(i, session_id=session, project=f"/work/{session}")
+        for i, session in enumerate(["s-b", "s-b", "s-a", "s-c", "s-c", "s-c"], 1)
+    ]
+
+
+STARTS = {"s-a": "2026-10-01T08:00:00Z", "s-b": "2026-10-21T08:05:00.000Z"}
+
+
+async def test_grouped_rows_sit_under_one_header_per_session() -> None:
+    app = TableApp()
+    async with app.run_test(size=(120, 14)) as pilot:
+        table = app.query_one(NodeTable)
+        table.set_rows(session_rows())
+        table.group_by_session(STARTS)
+        await pilot.pause()
+        assert table.grouped
+        lines = screen_lines(table)[1:10]
+        assert lines[0].startswith("▾ session s-b · /work/s-b · 2026-10-21 08:05 · 2 nodes")
+        assert [line.split()[3] for line in lines[1:3]] == ["summary", "summary"]
+        assert lines[3].startswith("▾ session s-a · /work/s-a · 2026-10-01 08:00 · 1 node ")
+        assert lines[5].startswith("▾ session s-c · /work/s-c · 3 nodes")  # start unknown
+        assert "summary 00006" in lines[8]
+        assert current_id(table) == "n00001"
+
+        # the cursor moves over rows only: the headers are stepped over
+        await pilot.press("down", "down")
+        assert current_id(table) == "n00003"
+        await pilot.press("down")
+        assert current_id(table) == "n00004"
+        assert app.highlighted()[-3:] == ["n00002", "n00003", "n00004"]
+
+        # a click on a header selects nothing; on a row, that row
+        await pilot.click(NodeTable, offset=(5, 1))
+        assert current_id(table) == "n00004"
+        await pilot.click(NodeTable, offset=(5, 5))
+        assert current_id(table) == "n00003"
+
+        # a session whose rows all went loses its header; the counts follow
+        table.update_nodes([node(3, session_id="s-a", status="approved")], keep_status="pending")
+        await pilot.pause()
+        lines = screen_lines(table)[1:8]
+        assert [line.startswith("▾") for line in lines] == [
+            True, False, False, True, False, False, False,
+        ]  # fmt: skip
+        assert current_id(table) == "n00004"
+
+        table.group_by_session(None)  # one plain list again
+        await pilot.pause()
+        assert not table.grouped
+        assert not any(line.startswith("▾") for line in screen_lines(table))
+
+
+async def test_ten_thousand_grouped_rows_scroll_to_the_cursor_with_its_header() -> None:
+    app = TableApp()
+    async with app.run_test(size=(120, 20)) as pilot:
+        table = app.query_one(NodeTable)
+        rows = [node(i, session_id=f"s-{(i - 1) // 7:04d}") for i in range(1, 10_001)]
+        table.set_rows(rows)
+        table.group_by_session({})
+        await pilot.pause()
+        sessions = len([k for k, _ in groupby(rows, key=lambda n: n.session_id)])
+        assert table.virtual_size.height == 10_000 + sessions + 1
+
+        await pilot.press("end")
+        assert current_id(table) == "n10000"
+        lines = screen_lines(table)
+        assert "summary 10000" in lines[-1]
+        assert lines[-5].startswith("▾ session s-1428 ")  # 9,997..10,000: the last session
+
+        # up to the first row of a session: its header comes into view above it
+        table.move_to("n00071")
+        await pilot.pause()
+        lines = screen_lines(table)
+        assert lines[1].startswith("▾ session s-0010 ")
+        assert "summary 00071" in lines[2]
+        await pilot.press("up")  # the last row of the session before: right above the header
+        assert "summary 00070" in screen_lines(table)[1]
+
+        await pilot.press("home")
+        assert screen_lines(table)[1].startswith("▾ session s-0000 ")
+
+
+async def test_rows_removed_above_the_screen_keep_grouped_rows_in_place() -> None:
+    app = TableApp()
+    async with app.run_test(size=(100, 12)) as pilot:
+        table = app.query_one(NodeTable)
+        table.set_rows([node(i, session_id=f"s-{(i - 1) // 5:03d}") for i in range(1, 201)])
+        table.group_by_session({})
+        await pilot.pause()
+        table.move_to("n00150")
+        await pilot.pause()
+        before = screen_lines(table)[1:]
+        assert "summary 00150" in before[-1]
+        table.update_nodes([node(i, status="approved") for i in (3, 4, 5)], "pending")
+        await pilot.pause()
+        assert screen_lines(table)[1:] == before
+        assert current_id(table) == "n00150"
+
+
+async def test_next_pending_can_look_for_suppressed_rows_too() -> None:
+    app = TableApp()
+    async with app.run_test() as pilot:
+        table = app.query_one(NodeTable)
+        table.set_rows(
+            [node(1, status="suppressed"), node(2, status="approved"), node(3, status="suppressed")]
+        )
+        await pilot.pause()
+        assert table.next_pending() is None
+        assert table.move_to_next_pending(("pending", "suppressed"))
+        assert current_id(table) == "n00003"
+
+
+def test_group_title_is_one_literal_line() -> None:
+    hostile = node(1, session_id="s\x1b[31m-1", project="/p/[bold]x[/bold]\n")
+    title = group_title(hostile, "not a time", 1)
+    assert title.startswith("▾ session s\\x1b[3")
+    assert "[bold]x[/bold]" in title
+    assert "\n" not in title
+    assert "\x1b" not in title
+    assert title.endswith(" · 1 node")
