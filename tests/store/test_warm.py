@@ -777,7 +777,7 @@ def test_the_gist_is_the_line_that_carries_the_failure(output: str, gist: str) -
     assert output[span[0] : span[1]] == gist
 
 
-# --------------------------------------------------------------------------- judged on real sessions
+# ------------------------------------------------------------------------ judged on real sessions
 
 
 def test_a_failure_the_agent_wanted_is_not_a_dead_end() -> None:
@@ -825,7 +825,8 @@ def test_each_error_of_a_retry_loop_is_its_own_dead_end() -> None:
     t.run("Bash", "3 passed", command="pytest")
     result = t.extract()
     first, second = of_type(result, "DEAD_END")
-    assert "ImportError" in first.summary and first.summary.endswith("(2 attempts).")
+    assert "ImportError" in first.summary
+    assert first.summary.endswith("(2 attempts).")
     assert "TypeError" in second.summary
     fix = only(result, "SOLUTION")
     assert [(e.source, e.target) for e in result.edges if e.type == "resolved"] == [
