@@ -447,6 +447,10 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE nodes ADD COLUMN informativeness REAL NOT NULL DEFAULT 0;
     ALTER TABLE nodes ADD COLUMN suppressed_reason TEXT NOT NULL DEFAULT '';
     """,
+    # 11: the pattern bar (store/patterns/bar.py): why a pattern is not served ('' = it is)
+    """
+    ALTER TABLE patterns ADD COLUMN flaw TEXT NOT NULL DEFAULT '';
+    """,
 )
 
 #: Tables rebuilt by replaying events; `verify` compares them with a scratch replay.
