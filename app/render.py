@@ -283,7 +283,7 @@ def patterns_text(rows: list[Pattern]) -> str:
         return "no patterns (approve nodes in the review queue, then `librarian consolidate`)"
     return "\n".join(
         f"{p.pattern_id}  {p.kind:<8} {p.status:<9} {p.confidence:.2f}  {p.members:>3} nodes"
-        f" {p.sessions:>2} sessions  {one_line(p.title, 70)}"
+        f" {p.sessions:>2} sessions  {'' if p.served else '(not served) '}{one_line(p.title, 70)}"
         for p in rows
     )
 
@@ -300,6 +300,7 @@ def pattern_text(check: GraduationCheck, nodes: list[Node]) -> str:
     lines = [
         f"{p.pattern_id}  {p.kind} ({p.polarity or 'neutral'}, {p.classifier})  {p.status}",
         f"  {one_line(p.title, 160)}",
+        *([f"  not served: {one_line(p.flaw, 200)}"] if p.flaw else []),
         f"  {one_line(p.summary, 300)}",
         f"  scope {p.scope}  project {one_line(p.project, 60)}  confidence {p.confidence:.2f}"
         f" (base {p.base_confidence:.2f})  retrieved {p.retrieval_count}x",

@@ -546,7 +546,7 @@ INCREMENTAL_EXTRA = 500
 _PATTERNS_MARKER = ".bench-patterns"
 _CONSOLIDATED_MARKER = ".bench-consolidated"
 #: Sources whose changes make a cached consolidated library stale.
-_CONSOLIDATION_CODE = ("consolidate.py", "cluster.py", "classify.py", "decay.py")
+_CONSOLIDATION_CODE = ("consolidate.py", "cluster.py", "classify.py", "bar.py", "decay.py")
 
 
 #: The oldest cached schema that can be migrated in place (v5 and v6 only added tables and

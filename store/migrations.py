@@ -465,6 +465,10 @@ MIGRATIONS: tuple[str, ...] = (
         runs INTEGER NOT NULL
     );
     """,
+    # 12: the pattern bar (store/patterns/bar.py): why a pattern is not served ('' = it is)
+    """
+    ALTER TABLE patterns ADD COLUMN flaw TEXT NOT NULL DEFAULT '';
+    """,
 )
 
 #: Tables rebuilt by replaying events; `verify` compares them with a scratch replay.

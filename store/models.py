@@ -502,13 +502,19 @@ class Pattern:
     retrieval_count: int = 0
     last_retrieved_at: str = ""
     skill_name: str = ""  # the skill it graduated into
+    flaw: str = ""  # why it does not pass the pattern bar and is never served ("" = it does)
+
+    @property
+    def served(self) -> bool:
+        """Passes the pattern bar: agents may be given it."""
+        return not self.flaw
 
 
 @dataclass(frozen=True)
 class Criterion:
     """One graduation criterion with the numbers behind it."""
 
-    name: str  # "sessions" | "retrieval" | "ratified" | "confidence"
+    name: str  # "bar" | "sessions" | "retrieval" | "ratified" | "confidence"
     met: bool
     value: float
     threshold: float

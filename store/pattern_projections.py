@@ -14,7 +14,7 @@ _PATTERN_COLUMNS = (
     "pattern_id, kind, polarity, title, summary, trigger, steps, resolution, severity, scope,"
     " project, classifier, base_confidence, confidence, members, sessions, developers,"
     " first_seen, last_seen, status, retrieval_count, last_retrieved_at, skill_name,"
-    " fingerprint, created_at, updated_at"
+    " fingerprint, created_at, updated_at, flaw"
 )
 
 
@@ -44,7 +44,7 @@ def _upsert_pattern(conn: sqlite3.Connection, record: dict[str, Any], ts: str) -
         status = "graduated"
     conn.execute(
         f"INSERT OR REPLACE INTO patterns({_PATTERN_COLUMNS})"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         (
             r["pattern_id"],
             r["kind"],
@@ -72,6 +72,7 @@ def _upsert_pattern(conn: sqlite3.Connection, record: dict[str, Any], ts: str) -
             r.get("fingerprint", ""),
             old[4] if old else ts,
             ts,
+            str(r.get("flaw", "")),  # since schema 12; earlier records were never judged
         ),
     )
     conn.execute("DELETE FROM pattern_members WHERE pattern_id=?", (r["pattern_id"],))

@@ -1,5 +1,6 @@
-"""The pattern detail pane: what the pattern says, the graduation checklist with its numbers,
-trigger / steps / resolution with their evidence, and the drafted SKILL.md when there is one.
+"""The pattern detail pane: what the pattern says (and, for a pattern below the pattern bar,
+why it is never served), the graduation checklist with its numbers, trigger / steps /
+resolution with their evidence, and the drafted SKILL.md when there is one.
 
 Every string from a pattern or a draft is untrusted: it goes into `Text` (never markup)
 after its control characters are neutralised.
@@ -130,6 +131,9 @@ class PatternDetailView(VerticalScroll, can_focus=True):
         out.append(state, self._style(tone.get(state, "dim")))
         out.append("\n")
         out.append(neutralise(pattern.title, keep_newlines=False) or "(untitled)", "bold")
+        if pattern.flaw:
+            out.append("\nNot served: ", self._style("warning"))
+            out.append(neutralise(pattern.flaw, keep_newlines=False), self._style("warning"))
         if pattern.summary and pattern.summary != pattern.title:
             out.append("\n")
             out.append(neutralise(pattern.summary, keep_newlines=False))

@@ -26,6 +26,7 @@ MAX_DRAFT_CHARS = 20_000
 #: The state words of a pattern row, most pressing first (see `pattern_state`).
 STATES: tuple[str, ...] = ("re-validate", "draft", "eligible", "graduated", "active", "decayed")
 CRITERION_TITLES = {
+    "bar": "Bar",
     "sessions": "Sessions",
     "retrieval": "Retrieval",
     "ratified": "Ratified",

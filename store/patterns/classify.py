@@ -11,6 +11,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from store.ingest import bar as node_bar
+from store.ingest.harness import is_harness_error
+from store.patterns import bar
 from store.text import one_line
 
 MAX_STEPS = 7
@@ -63,27 +66,46 @@ def strip_label(summary: str) -> str:
     return text[:1].upper() + text[1:] if text else text
 
 
+def is_failing(node: NodeRow) -> bool:
+    """A member that records a failing action: a dead end, or (a solution aside) evidence of
+    an error; unless the error came from the agent harness (its own tool mechanics, not the
+    project)."""
+    failed = node.type == "DEAD_END" or (
+        node.type != "SOLUTION" and bool(_ERROR.search(node.evidence))
+    )
+    return failed and not is_harness_error(strip_label(node.summary))
+
+
 def classify_rules(members: Sequence[NodeRow], graph: SessionGraph) -> dict[str, Any]:
-    """Kind, polarity, title, summary, trigger, steps, resolution, severity by rules."""
+    """Kind, polarity, title, summary, trigger, steps, resolution, severity by rules.
+
+    A pitfall needs a failing member and a resolution that is neither a failing member nor
+    the failing action again (`bar.differs`); a strategy needs at least two concrete steps
+    in the order one session took them; anything else is an insight."""
     types = Counter(m.type for m in members)
-    errors = sum(1 for m in members if _ERROR.search(m.evidence) or m.type == "DEAD_END")
+    errors = sum(1 for m in members if is_failing(m))
     sessions = len({m.session_id for m in members})
     pitfall = types["DEAD_END"] * 2 + errors * 0.5 + types["PIVOT"] * 0.5
     strategy = (types["INVESTIGATION"] + types["HYPOTHESIS"]) * 1.5 + types["PIVOT"]
     insight = (types["DISCOVERY"] + types["SOLUTION"]) * 1.5 + types["CONTEXT_LOAD"] * 0.5
     resolution_node = _resolution(members, graph)
     steps = _steps(members, graph)
-    failing = {m.node_id for m in members if m.type == "DEAD_END" or _ERROR.search(m.evidence)}
-    # A pitfall is a failing action and a resolution that is not that action again.
-    resolved = resolution_node is not None and resolution_node.node_id not in failing
+    failing = [m for m in members if is_failing(m)]
+    resolved = (
+        resolution_node is not None
+        and resolution_node.node_id not in {m.node_id for m in failing}
+        and bar.differs(
+            strip_label(resolution_node.summary), [strip_label(m.summary) for m in failing]
+        )
+    )
     if failing and resolved and (pitfall >= strategy or types["DEAD_END"]):
         kind = "pitfall"
-    elif strategy >= insight and len(steps) >= 2:
+    elif strategy >= insight and _ordered_run(steps) >= bar.MIN_STEPS:
         kind = "strategy"
     else:
         kind = "insight"
     ordered = sorted(members, key=lambda m: (-m.confidence, m.seen, m.node_id))
-    title = _title(members)
+    title = _title(members, pitfall=kind == "pitfall")
     record: dict[str, Any] = {
         "kind": kind,
         "polarity": _polarity(kind, types, sessions),
@@ -93,23 +115,68 @@ def classify_rules(members: Sequence[NodeRow], graph: SessionGraph) -> dict[str,
         "steps": steps
         if kind == "strategy"
         else _resolution_steps(members, resolution_node, graph),
-        "resolution": _short_paths(strip_label(resolution_node.summary)) if resolution_node else "",
+        "resolution": short_paths(strip_label(resolution_node.summary)) if resolution_node else "",
         "severity": _severity(kind, sessions, errors) if kind == "pitfall" else "",
         "classifier": "rules",
     }
     return record
 
 
-def _title(members: Sequence[NodeRow]) -> str:
-    """The most confident member's summary, without its label: the cluster's medoid is chosen
-    by the caller and passed first."""
-    return one_line(_short_paths(strip_label(members[0].summary)), 120)
+def flaw_of(record: Mapping[str, Any], members: Sequence[NodeRow]) -> str:
+    """Why a classified pattern (by rules or by the LLM) does not pass the pattern bar
+    (`store.patterns.bar`), "" when it does."""
+    return bar.flaw(
+        str(record["kind"]),
+        title=str(record.get("title", "")),
+        steps=[str(s.get("text", "")) for s in record.get("steps", [])],
+        resolution=str(record.get("resolution", "")),
+        failing=[strip_label(m.summary) for m in members if is_failing(m)],
+        members=len(members),
+    )
+
+
+def _title(members: Sequence[NodeRow], *, pitfall: bool = False) -> str:
+    """The most specific member's summary: one that passes the node bar, then the highest
+    informativeness, ties by confidence, then node id. A pitfall prefers a failing member,
+    and among those one that names the error."""
+    return one_line(short_paths(strip_label(title_member(members, pitfall=pitfall).summary)), 120)
+
+
+def title_member(members: Sequence[NodeRow], *, pitfall: bool = False) -> NodeRow:
+    """The member a pattern is titled after (see `_title`)."""
+
+    def key(m: NodeRow) -> tuple[bool, bool, bool, float, float, str]:
+        text = strip_label(m.summary)
+        failing = pitfall and is_failing(m)
+        return (
+            not (failing and _names_error(text)),
+            not failing,
+            not node_bar.judge(text).passes,
+            -node_bar.informativeness(text),
+            -m.confidence,
+            m.node_id,
+        )
+
+    return min(members, key=key)
+
+
+_ERROR_CODE = re.compile(r"\b(?:[A-Z]{2,}\d{2,}|(?:[A-Z][a-z0-9]+)+(?:Error|Exception))\b")
+_ERROR_WORDS = re.compile(
+    r"\b(?:error|exception|traceback|fails? with|failed with|timed? ?outs?|refused|denied"
+    r"|not found|panic|fatal)\b",
+    re.IGNORECASE,
+)
+
+
+def _names_error(text: str) -> bool:
+    """The summary names the error (its class or code, or the words of a failure)."""
+    return bool(_ERROR_CODE.search(text) or _ERROR_WORDS.search(text))
 
 
 _PATH = re.compile(r"`(/[^`\s]*/)([^`/\s]+)`")
 
 
-def _short_paths(text: str) -> str:
+def short_paths(text: str) -> str:
     """Absolute paths in code spans shortened to their file name: titles name the lesson,
     not one checkout's directory layout."""
     return _PATH.sub(lambda m: f"`{m.group(2)}`", text)
@@ -138,7 +205,7 @@ def _summary(kind: str, ordered: Sequence[NodeRow], sessions: int) -> str:
         "strategy": "A line of investigation used in",
         "insight": "Learned in",
     }[kind]
-    examples = "; ".join(one_line(_short_paths(strip_label(m.summary)), 90) for m in ordered[:3])
+    examples = "; ".join(one_line(short_paths(strip_label(m.summary)), 90) for m in ordered[:3])
     return f"{lead} {where}: {examples}"
 
 
@@ -157,7 +224,7 @@ def _trigger(kind: str, members: Sequence[NodeRow], graph: SessionGraph) -> str:
     if kind == "pitfall":
         failing = [m for m in members if m.type == "DEAD_END"] or list(members)
         first = min(failing, key=lambda n: (n.seen, n.line_start, n.node_id))
-    return one_line(_short_paths(strip_label(first.summary)), 200)
+    return one_line(short_paths(strip_label(first.summary)), 200)
 
 
 def _reachable(start: Sequence[NodeRow], graph: SessionGraph, hops: int) -> list[NodeRow]:
@@ -177,20 +244,61 @@ def _reachable(start: Sequence[NodeRow], graph: SessionGraph, hops: int) -> list
 
 
 def _resolution(members: Sequence[NodeRow], graph: SessionGraph) -> NodeRow | None:
-    """The SOLUTION the members lead to (approved first), else the next approved SOLUTION in
-    the same session."""
+    """What resolved the members, approved first: a SOLUTION a member's `resolved` edge
+    points at, else a SOLUTION among the members, else one the members lead to, else a
+    later SOLUTION of the same session. The last two must be about the same thing (share a
+    named entity or two content words with the members): the next success of an unrelated
+    command resolves nothing."""
+    resolved = [
+        graph.nodes[target]
+        for m in members
+        for target, kind in graph.forward.get(m.node_id, [])
+        if kind == "resolved" and target in graph.nodes
+    ]
     own = [m for m in members if m.type == "SOLUTION"]
-    reached = [n for n in _reachable(members, graph, 3) if n.type == "SOLUTION"]
+    vocabulary = _vocabulary(members)
+    reached = [
+        n
+        for n in _reachable(members, graph, 3)
+        if n.type == "SOLUTION" and _related(n.summary, vocabulary)
+    ]
+    reached = [n for n in resolved if n.type == "SOLUTION"] or own or reached
     if not reached:
+        related: dict[str, list[NodeRow]] = {}  # per session, once: clusters can be large
         for m in members:
-            for node in graph.by_session.get(m.session_id, []):
-                if node.line_start > m.line_end and node.type == "SOLUTION":
-                    reached.append(node)
-                    break
-    pool = reached or own
-    if not pool:
+            if m.session_id not in related:
+                related[m.session_id] = [
+                    n
+                    for n in graph.by_session.get(m.session_id, [])
+                    if n.type == "SOLUTION" and _related(n.summary, vocabulary)
+                ]
+            later = [n for n in related[m.session_id] if n.line_start > m.line_end]
+            approved = [n for n in later if n.status == "approved"]
+            reached += approved[:1] or later[:1]
+    if not reached:
         return None
-    return min(pool, key=lambda n: (n.status != "approved", -n.confidence, n.node_id))
+    return min(reached, key=lambda n: (n.status != "approved", -n.confidence, n.node_id))
+
+
+def _vocabulary(members: Sequence[NodeRow]) -> tuple[set[str], set[str]]:
+    """The entities and content words the members use."""
+    named: set[str] = set()
+    words: set[str] = set()
+    for m in members:
+        text = strip_label(m.summary)
+        named.update(node_bar.entities(text))
+        words.update(_content(text))
+    return named, words
+
+
+def _content(text: str) -> set[str]:
+    return {w.rstrip("s") for w in node_bar.content_words(text) if len(w) > 2} - bar.OUTCOME
+
+
+def _related(summary: str, vocabulary: tuple[set[str], set[str]]) -> bool:
+    text = strip_label(summary)
+    named, words = vocabulary
+    return bool(set(node_bar.entities(text)) & named) or len(_content(text) & words) >= 2
 
 
 def _resolution_steps(
@@ -217,9 +325,16 @@ def _resolution_steps(
     return steps[:4]
 
 
+def _ordered_run(steps: Sequence[dict[str, Any]]) -> int:
+    """The most steps one session took, in transcript order."""
+    per_session = Counter(s["session_id"] for s in steps)
+    return max(per_session.values(), default=0)
+
+
 def _steps(members: Sequence[NodeRow], graph: SessionGraph) -> list[dict[str, Any]]:
-    """Ordered steps: in the session with the most members, the members and the approved
-    nodes they lead to, in transcript order."""
+    """Concrete ordered steps: in the session with the most members, the members and the
+    approved nodes they lead to, in transcript order; then members of other sessions. A
+    step that names nothing specific ("check the logs") is left out."""
     per_session = Counter(m.session_id for m in members)
     best = min(per_session, key=lambda s: (-per_session[s], s))
     own = [m for m in members if m.session_id == best]
@@ -228,14 +343,14 @@ def _steps(members: Sequence[NodeRow], graph: SessionGraph) -> list[dict[str, An
     ]
     others = [m for m in members if m.session_id != best]
     ordered = sorted({n.node_id: n for n in chain}.values(), key=lambda n: n.line_start)
-    ordered += sorted(others, key=lambda n: (-n.confidence, n.node_id))
+    ordered += sorted(others, key=lambda n: (n.session_id, n.line_start, n.node_id))
     steps: list[dict[str, Any]] = []
     texts: set[str] = set()
     for node in ordered:
         if node.type == "CONTEXT_LOAD":
             continue
         text = one_line(strip_label(node.summary), 200)
-        if text.lower() in texts:
+        if text.lower() in texts or not bar.concrete(text):
             continue
         texts.add(text.lower())
         steps.append(_step(node))
@@ -246,7 +361,7 @@ def _steps(members: Sequence[NodeRow], graph: SessionGraph) -> list[dict[str, An
 
 def _step(node: NodeRow) -> dict[str, Any]:
     return {
-        "text": one_line(_short_paths(strip_label(node.summary)), 200),
+        "text": one_line(short_paths(strip_label(node.summary)), 200),
         "node_id": node.node_id,
         "session_id": node.session_id,
         "file": node.file,

@@ -35,6 +35,7 @@ from store.patterns.classify import (
     ToolCaller,
     classify_llm,
     classify_rules,
+    flaw_of,
 )
 from store.skills.surface import text_hash
 
@@ -45,6 +46,9 @@ log = logging.getLogger(__name__)
 
 Matrix = np.ndarray[Any, Any]
 
+#: Part of every fingerprint: when the classification rules change, every pattern classified
+#: by rules is classified again at the next consolidation (an LLM's reading is kept).
+RULES_VERSION = "2"
 #: Up to this many new nodes (or this share of the clustered ones) join incrementally.
 INCREMENTAL_MIN = 64
 INCREMENTAL_SHARE = 0.10
@@ -225,12 +229,25 @@ def _save_cache(conn: Any, nodes: Sequence[NodeRow], hashes: Sequence[str], labe
 
 
 def _fingerprint(members: Sequence[NodeRow], hashes: dict[str, str]) -> str:
+    """`{RULES_VERSION}:{digest of the members}`."""
     digest = hashlib.sha256()
     for m in sorted(members, key=lambda n: n.node_id):
         digest.update(
             f"{m.node_id}\0{hashes[m.node_id]}\0{m.confidence:.4f}\0{m.scope}\0{m.seen}\n".encode()
         )
-    return digest.hexdigest()[:16]
+    return f"{RULES_VERSION}:{digest.hexdigest()[:16]}"
+
+
+def _unchanged(before: tuple[str, str] | None, fingerprint: str, llm: ToolCaller | None) -> bool:
+    """Nothing to classify again: the same members and rules (unless an LLM is to replace
+    the rules' reading), or the same members read by an LLM with none given now."""
+    if before is None:
+        return False
+    old, classifier = before
+    if old == fingerprint:
+        return not (llm and classifier == "rules")
+    same_members = old.rsplit(":", 1)[-1] == fingerprint.rsplit(":", 1)[-1]
+    return same_members and classifier == "llm" and llm is None
 
 
 def _records(
@@ -281,8 +298,7 @@ def _records(
             ]
         )
         fingerprint = _fingerprint(members, by_id)
-        before = known.get(pid)
-        if before and before[0] == fingerprint and not (llm and before[1] == "rules"):
+        if _unchanged(known.get(pid), fingerprint, llm):
             unchanged += 1
             continue
         records.append(_record(library, pid, members, graph, llm, fingerprint, notes))
@@ -334,6 +350,7 @@ def _record(
             notes.append(f"{pattern_id}: LLM classification failed ({exc}); rules used")
     if classified is None:
         classified = classify_rules(members, graph)
+    classified["flaw"] = flaw_of(classified, members)
     sessions = {m.session_id for m in members}
     projects = Counter(m.project for m in members)
     project = min(projects, key=lambda p: (-projects[p], p))

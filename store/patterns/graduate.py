@@ -3,6 +3,8 @@ become SKILL.md drafts in the review queue; an approved draft is written into th
 and installed as `proposed` (DESIGN §7).
 
 Criteria (thresholds in config `[graduation]`):
+- bar: the pattern passes its kind's bar (`store.patterns.bar`): a pattern that is never
+  served is never a candidate either;
 - sessions: distinct sessions among the members, at most one confirmation per session:
   ≥ `min_sessions_project` (PROJECT) or ≥ `min_sessions_team` (TEAM);
 - retrieval: retrievals that returned the pattern (or one of its nodes) in the top k, divided
@@ -24,7 +26,9 @@ from typing import TYPE_CHECKING, Any
 from store.errors import LibrarianError
 from store.models import Citation, Criterion, Draft, GraduationCheck, ParsedSkill, Pattern, Step
 from store.patterns import skillmd
+from store.patterns.classify import short_paths, strip_label
 from store.patterns.memory import get_pattern, list_patterns
+from store.patterns.naming import skill_name
 from store.projections import blob_text, store_blob
 from store.text import one_line
 
@@ -60,6 +64,15 @@ def check(library: Library, pattern: Pattern, conn: sqlite3.Connection) -> Gradu
     need = s["team"] if pattern.scope == "TEAM" else s["project"]
     criteria = [
         Criterion(
+            "bar",
+            pattern.served,
+            1.0 if pattern.served else 0.0,
+            1.0,
+            f"passes the {pattern.kind} bar ({BAR.get(pattern.kind, 'its requirement')})"
+            if pattern.served
+            else pattern.flaw,
+        ),
+        Criterion(
             "sessions",
             len(sessions) >= need,
             len(sessions),
@@ -67,7 +80,7 @@ def check(library: Library, pattern: Pattern, conn: sqlite3.Connection) -> Gradu
             f"{len(sessions)} distinct session{'s' if len(sessions) != 1 else ''}"
             f" ({len(members)} confirmations, one counted per session); needs {need:g}"
             f" ({pattern.scope})",
-        )
+        ),
     ]
     node_ids = [r[0] for r in members]
     hits = _retrieval_hits(conn, pattern.pattern_id, node_ids, int(s["top_k"]))
@@ -114,6 +127,14 @@ def check(library: Library, pattern: Pattern, conn: sqlite3.Connection) -> Gradu
     )
     revalidate = pattern.status == "graduated" and pattern.confidence < s["floor"]
     return GraduationCheck(pattern, tuple(criteria), eligible, draft, revalidate)
+
+
+#: What each kind's bar asks (`store.patterns.bar`), for the checklist.
+BAR = {
+    "pitfall": "a failing action and a resolution that differs from it",
+    "strategy": "at least two concrete ordered steps",
+    "insight": "a specific title that is a finding, not narration",
+}
 
 
 def _retrieval_hits(
@@ -240,15 +261,18 @@ def build_draft(
         " WHERE m.pattern_id=? ORDER BY n.confidence DESC, n.node_id",
         (pattern.pattern_id,),
     ).fetchall()
-    from store.patterns.classify import _short_paths, strip_label
-
     member_steps = [
-        Step(one_line(_short_paths(strip_label(r[2])), 200), r[0], r[1], r[3], int(r[4]), int(r[5]))
+        Step(one_line(short_paths(strip_label(r[2])), 200), r[0], r[1], r[3], int(r[4]), int(r[5]))
         for r in members
     ]
     taken = {r[0] for r in conn.execute("SELECT name FROM skills")}
     taken |= {r[0] for r in conn.execute("SELECT name FROM drafts WHERE status != 'rejected'")}
-    name = skillmd.skill_name(pattern.title, taken, "pattern-" + pattern.pattern_id[2:10])
+    name = skill_name(
+        pattern.title,
+        [s.text for s in member_steps],
+        taken,
+        "pattern-" + pattern.pattern_id[2:10],
+    )
     steps = skillmd.draft_steps(pattern, member_steps)
     sessions = sorted({r[1] for r in members})
     nodes = sorted(r[0] for r in members)

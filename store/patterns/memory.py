@@ -32,7 +32,7 @@ Matrix = np.ndarray[Any, Any]
 _PATTERN_COLUMNS = (
     "pattern_id, kind, polarity, title, summary, trigger, steps, resolution, severity, scope,"
     " project, classifier, base_confidence, confidence, members, sessions, developers,"
-    " first_seen, last_seen, status, retrieval_count, last_retrieved_at, skill_name"
+    " first_seen, last_seen, status, retrieval_count, last_retrieved_at, skill_name, flaw"
 )
 LIVE = ("active", "graduated")
 SEVERITY_RANK = {"high": 0, "medium": 1, "low": 2, "": 3}
@@ -74,6 +74,7 @@ def pattern_from_row(r: Sequence[Any]) -> Pattern:
         retrieval_count=int(r[20]),
         last_retrieved_at=r[21],
         skill_name=r[22],
+        flaw=r[23],
     )
 
 
@@ -84,9 +85,14 @@ def list_patterns(
     project: str | None = None,
     statuses: Sequence[str] = ("active", "decayed", "graduated"),
     min_confidence: float | None = None,
+    served: bool = False,
 ) -> list[Pattern]:
+    """Patterns by kind, project (or TEAM scope), status and confidence; `served`: only
+    those that pass the pattern bar (what agents may be given)."""
     where = [f"status IN ({','.join('?' * len(statuses))})"]
     params: list[Any] = list(statuses)
+    if served:
+        where.append("flaw = ''")
     if kind:
         where.append("kind=?")
         params.append(kind)
@@ -233,7 +239,7 @@ class Memory:
         vectors, _ = node_vectors(self.library, nodes)
         index = {n.node_id: i for i, n in enumerate(nodes)}
         with self.library.db.read() as conn:
-            patterns = list_patterns(conn, statuses=LIVE)
+            patterns = list_patterns(conn, statuses=LIVE, served=True)
             members: dict[str, list[str]] = {}
             for pid, nid in conn.execute("SELECT pattern_id, node_id FROM pattern_members"):
                 members.setdefault(pid, []).append(nid)
@@ -333,7 +339,12 @@ class Memory:
         floor = float(self.library.config.get("patterns.min_confidence", 0.4))
         with self.library.db.read() as conn:
             found = list_patterns(
-                conn, kind="pitfall", project=project or None, statuses=LIVE, min_confidence=floor
+                conn,
+                kind="pitfall",
+                project=project or None,
+                statuses=LIVE,
+                min_confidence=floor,
+                served=True,
             )
         found.sort(key=lambda p: (SEVERITY_RANK[p.severity], -p.sessions, -p.confidence, p.title))
         hits = [
@@ -419,7 +430,7 @@ def profile(library: Library, project: str = "", *, log: bool = True) -> str:
     pattern it includes."""
     floor = float(library.config.get("patterns.min_confidence", 0.4))
     with library.db.read() as conn:
-        found = list_patterns(conn, project=project or None, statuses=LIVE)
+        found = list_patterns(conn, project=project or None, statuses=LIVE, served=True)
         nodes = conn.execute(
             "SELECT count(*), count(DISTINCT session_id) FROM nodes WHERE status='approved'"
             + (" AND project=?" if project else ""),
@@ -440,14 +451,15 @@ def render_profile(
     patterns: Sequence[Pattern], *, project: str, floor: float, generated: str, totals: str
 ) -> str:
     """A Markdown profile an agent can load. Untrusted text is folded to single, printable
-    lines with secrets masked (`_line`); patterns below the confidence floor are left out."""
-    kept = [p for p in patterns if p.confidence >= floor and p.status in LIVE]
+    lines with secrets masked (`_line`); patterns below the confidence floor or below the
+    pattern bar are left out."""
+    kept = [p for p in patterns if p.confidence >= floor and p.status in LIVE and p.served]
     where = project or "all projects"
     out = [
         f"# Knowledge profile: {one_line(where, 200)}",
         "",
         f"Generated {generated} by skill-librarian from {totals}. Patterns below confidence"
-        f" {floor:.2f} are left out.",
+        f" {floor:.2f}, and patterns that do not pass the pattern bar, are left out.",
         "",
     ]
     insights = [p for p in kept if p.kind == "insight"]

@@ -39,6 +39,8 @@ BUSY_TIMEOUT = 0.3
 OUTPUT_CAP = 10_000
 #: The first schema version with the pattern and retrieval tables.
 PATTERNS_SCHEMA = 4
+#: The first schema version that records why a pattern is not served (`patterns.flaw`).
+FLAW_SCHEMA = 12
 #: Stdin beyond this is not a hook input (the real one is a few hundred bytes).
 MAX_INPUT = 1_000_000
 
@@ -201,16 +203,19 @@ def relevant_skills(conn: sqlite3.Connection, project: str, limit: int) -> list[
 def relevant_pitfalls(
     conn: sqlite3.Connection, project: str, limit: int, min_confidence: float
 ) -> list[PitfallFact]:
-    """Live pitfalls of this project or of the team, at or above the confidence floor;
-    most severe first, then the most sessions, then the most confident."""
+    """Live pitfalls of this project or of the team that pass the pattern bar, at or above
+    the confidence floor; most severe first, then the most sessions, then the most
+    confident. (A library the hook finds before migration 11 has judged no pattern yet.)"""
     if limit <= 0:
         return []
+    (schema,) = conn.execute("PRAGMA user_version").fetchone()
+    served = "AND flaw = ''" if int(schema) >= FLAW_SCHEMA else ""
     rows = conn.execute(
-        """
+        f"""
         SELECT pattern_id, title, resolution, severity, scope, project, sessions, confidence
         FROM patterns
         WHERE kind = 'pitfall' AND status IN ('active', 'graduated') AND confidence >= ?
-          AND (project = ? OR scope = 'TEAM')
+          AND (project = ? OR scope = 'TEAM') {served}
         ORDER BY CASE severity WHEN 'high' THEN 0 WHEN 'medium' THEN 1 WHEN 'low' THEN 2
                  ELSE 3 END, sessions DESC, confidence DESC, pattern_id
         LIMIT ?

@@ -1,6 +1,6 @@
-"""Write a spec-valid SKILL.md for a pattern: only the six spec keys, a valid name, a
-description that says what and when, provenance in `metadata`, and a body whose every step
-cites the nodes and transcript lines it came from.
+"""Write a spec-valid SKILL.md for a pattern: only the six spec keys, the name it is given
+(`store.patterns.naming`), a description that says what and when, provenance in `metadata`,
+and a body whose every step cites the nodes and transcript lines it came from.
 
 All frontmatter scalars are written as JSON strings, which are valid YAML double-quoted
 scalars: no character in untrusted text can end the string, start a new key or close the
@@ -12,34 +12,13 @@ accepted.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 
 from store.models import PATTERN_KIND_LABELS, Citation, Pattern, Step
 from store.text import one_line
 
 SPEC_KEYS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
-MAX_NAME = 64
 MAX_DESCRIPTION = 1024
-
-
-def skill_name(title: str, taken: set[str], fallback: str) -> str:
-    """A spec-valid name from a title: lower-case letters, digits and single hyphens, at most
-    64 characters, unique among `taken`."""
-    words = re.findall(r"[a-z0-9]+", title.lower())
-    name = ""
-    for word in words:
-        candidate = f"{name}-{word}" if name else word
-        if len(candidate) > 48:
-            break
-        name = candidate
-    name = name or fallback
-    unique, n = name, 2
-    while unique in taken:
-        suffix = f"-{n}"
-        unique = name[: MAX_NAME - len(suffix)].rstrip("-") + suffix
-        n += 1
-    return unique
 
 
 def _clean(text: str, limit: int) -> str:

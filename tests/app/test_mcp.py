@@ -52,6 +52,9 @@ TOOLS = {
 #: Served only with `mcp.allow_status_changes = true`.
 STATUS_TOOLS = {"skill_event"}
 PAYMENTS = "/home/dev/work/payments-api"
+#: A pitfall below the pattern bar, made to rank first everywhere if it were served.
+FLAWED = "p_flawed0000"
+FLAWED_TITLE = "Connection pool exhausted at checkout: raise the pool size"
 
 
 @pytest.fixture(scope="module")
@@ -80,7 +83,42 @@ def library_dir(
             library.review("approve", [n.node_id for n in pending])
             library.consolidate(full=True)
             assert library.patterns(kind="pitfall"), "the demo should yield pitfalls"
+            add_flawed_pitfall(library)
     return target
+
+
+def add_flawed_pitfall(library: Library) -> None:
+    """A high-severity TEAM pitfall about the pool, over real members, recorded with a flaw."""
+    served = library.patterns(kind="pitfall")[0]
+    members = [[n.node_id, n.session_id] for n in library.pattern_nodes(served.pattern_id)]
+    record = {
+        "pattern_id": FLAWED,
+        "kind": "pitfall",
+        "polarity": "anti",
+        "title": FLAWED_TITLE,
+        "summary": "connection pool exhausted at checkout",
+        "trigger": "connection pool exhausted at checkout",
+        "steps": [],
+        "resolution": "Raising the pool did not help.",
+        "severity": "high",
+        "scope": "TEAM",
+        "project": PAYMENTS,
+        "classifier": "llm",
+        "base_confidence": 0.99,
+        "confidence": 0.99,
+        "members": members,
+        "sessions": 9,
+        "developers": 3,
+        "first_seen": served.first_seen,
+        "last_seen": served.last_seen,
+        "status": "active",
+        "fingerprint": "",
+        "flaw": "the resolution repeats the failing action instead of saying what changed",
+    }
+    with library.db.write() as conn:
+        library.append_event(
+            conn, "pattern.consolidated", "patterns", {"patterns": [record], "dissolved": []}
+        )
 
 
 @pytest.fixture
@@ -243,6 +281,22 @@ def test_memory_tools_answer_and_are_logged(client: Client, opened: Library) -> 
     assert logged["diagnose"].project == PAYMENTS
     assert logged["profile"].project == PAYMENTS
     assert "Traceback" not in client.server_stderr()
+
+
+def test_a_pattern_below_the_bar_is_never_served(client: Client, opened: Library) -> None:
+    answers = [
+        client.call("search_memory", {"query": "connection pool exhausted at checkout"}),
+        client.call("pitfalls", {"project": PAYMENTS}),
+        client.call("pitfalls", {"query": "connection pool exhausted at checkout"}),
+        client.call("diagnose", {"problem": "connection pool exhausted at checkout"}),
+        client.call("profile", {"cwd": PAYMENTS}),
+    ]
+    for result in answers:
+        assert not result.is_error, text_of(result)
+        assert FLAWED not in text_of(result)
+        assert FLAWED_TITLE not in text_of(result)
+    assert data_of(answers[1])["hits"]  # the pitfalls that pass are still served
+    assert opened.pattern(FLAWED).flaw  # in the library, with its reason
 
 
 def test_skills_are_suggested_and_outcomes_recorded(client: Client, opened: Library) -> None:

@@ -221,8 +221,8 @@ async def test_lists_patterns_by_kind_with_their_state(pilot: Pilot[int], librar
     order = ["pitfall", "strategy", "insight"]
     assert kinds == sorted(kinds, key=order.index)  # grouped: pitfalls, strategies, insights
     assert "eligible" in row_text(pilot, READY)
-    assert "3/4" not in row_text(pilot, READY)
-    assert "4/4" in row_text(pilot, READY)
+    assert "4/5" not in row_text(pilot, READY)
+    assert "5/5" in row_text(pilot, READY)
     assert "decayed" in row_text(pilot, FADED)
     assert "re-validate" in row_text(pilot, STALE)
     counts = {k: sum(p.kind == k for p in everything) for k in order}

@@ -18,6 +18,7 @@ from store.patterns import skillmd
 from store.patterns.classify import NodeRow, SessionGraph, classify_rules, strip_label
 from store.patterns.decay import SessionWeeks, week_index
 from store.patterns.graduate import GraduationError
+from store.patterns.naming import skill_name
 from store.projections import store_blob
 from store.skills.parser import is_valid_skill_name, parse_skill_md
 from store.verify import verify
@@ -77,6 +78,7 @@ def add_node(
     scope: str = "PROJECT",
     line: int = 10,
     edges_in: list[dict[str, str]] | None = None,
+    evidence: str = "",
 ) -> None:
     type_ = {
         "Dead end": "DEAD_END",
@@ -92,7 +94,7 @@ def add_node(
         "project": project,
         "type": type_,
         "summary": summary,
-        "evidence": summary.split(": ", 1)[1] + " (error: timeout)",
+        "evidence": evidence or summary.split(": ", 1)[1] + " (error: timeout)",
         "file": f"/t/{session_id}.jsonl",
         "line_start": line,
         "line_end": line + 2,
@@ -241,8 +243,13 @@ def test_rules_classify_dead_ends_as_pitfalls_and_investigations_as_strategies()
     assert pitfall["severity"] in ("medium", "high")
     strategy = classify_rules(
         [
-            row("c", "INVESTIGATION", "Investigation: check the pool metrics", line=5),
-            row("d", "HYPOTHESIS", "Hypothesis: the pool is too small", "s2"),
+            row(
+                "c",
+                "INVESTIGATION",
+                "Count `idle in transaction` rows in `pg_stat_activity`",
+                line=5,
+            ),
+            row("d", "HYPOTHESIS", "`pool_size=5` is too small for 150 rps", line=9),
         ],
         graph,
     )
@@ -450,7 +457,7 @@ def test_drafts_from_hostile_evidence_stay_spec_valid(title: str) -> None:
         last_seen="2026-10-03",
         status="active",
     )
-    name = skillmd.skill_name(title, set(), "pattern-abc")
+    name = skill_name(title, [title, "pattern about x"], set(), "pattern-abc")
     text, citations = skillmd.render(pattern, name, [step], ["s1"], ["n_1"])
     assert_spec_valid(text, name)
     assert citations[0].node_id == "n_1"
@@ -459,15 +466,122 @@ def test_drafts_from_hostile_evidence_stay_spec_valid(title: str) -> None:
 
 
 def test_skill_names_are_valid_and_unique() -> None:
-    assert skillmd.skill_name("Pool exhaustion -- idle in transaction!", set(), "f") == (
+    assert skill_name("Pool exhaustion -- idle in transaction!", [], set(), "f") == (
         "pool-exhaustion-idle-in-transaction"
     )
-    assert skillmd.skill_name("???", set(), "pattern-1") == "pattern-1"
+    assert skill_name("???", [], set(), "pattern-1") == "pattern-1"
     taken = {"pool-exhaustion"}
-    assert skillmd.skill_name("Pool exhaustion", taken, "f") == "pool-exhaustion-2"
-    long = skillmd.skill_name(" ".join(["word"] * 40), set(), "f")
+    assert skill_name("Pool exhaustion", [], taken, "f") == "pool-exhaustion-2"
+    long = skill_name(" ".join(f"word{i}" for i in range(40)), [], set(), "f")
     assert len(long) <= 64
     assert is_valid_skill_name(long)
+    assert skill_name("x" * 3000, [], set(), "pattern-1") == "pattern-1"
+
+
+# -- the pattern bar: visible, never served -------------------------------------------------
+
+
+def llm_client(answer: dict[str, Any]) -> Any:
+    import httpx2
+
+    from store.ingest.cold import AnthropicClient
+
+    return AnthropicClient(
+        "claude-test",
+        "sk-ant-test",
+        http_client=httpx2.Client(transport=httpx2.MockTransport(lambda _r: llm_reply(answer))),
+        max_retries=0,
+    )
+
+
+def test_a_pattern_below_the_bar_is_shown_but_never_served(lib: Library) -> None:
+    """An LLM reading whose resolution is the failure again: every pattern is recorded with
+    its flaw, and nothing serves it: pitfalls, diagnose, search, the profile, the SessionStart
+    context, graduation."""
+    from store.patterns.session_start import session_context
+
+    pool_library(lib)
+    answer = {
+        "kind": "pitfall",
+        "title": "Connection pool timeouts under load in the API",
+        "summary": "Requests time out waiting for a pooled connection.",
+        "trigger": "requests time out waiting for a pooled connection",
+        "steps": [],
+        "resolution": "Raising the connection pool size did not help.",
+        "severity": "high",
+        "polarity": "anti",
+    }
+    lib.consolidate(llm=llm_client(answer))
+    patterns = lib.patterns()
+    assert patterns
+    flaws = {p.flaw for p in patterns}
+    assert flaws <= {
+        "the resolution repeats the failing action instead of saying what changed",
+        "a pitfall needs a failing action: no member records one",  # the fixes' own cluster
+    }
+    assert "the resolution repeats the failing action instead of saying what changed" in flaws
+    assert not any(p.served for p in patterns)
+    problem = "API requests time out waiting for a database connection from the pool"
+    assert lib.pitfalls() == []
+    assert lib.pitfalls(problem) == []
+    assert lib.diagnose(problem) == []
+    assert [h for h in lib.search_memory(problem, limit=20) if h.kind == "pattern"] == []
+    profile = lib.profile(log=False)
+    assert answer["title"] not in profile
+    assert "- none yet" in profile
+    assert session_context(lib, "/w/api", log=False).text.count("pitfall") == 0
+    pattern = patterns[0]
+    check = lib.graduation_check(pattern.pattern_id)
+    bar = next(c for c in check.criteria if c.name == "bar")
+    assert not bar.met
+    assert bar.detail == pattern.flaw
+    assert not check.eligible
+    with pytest.raises(GraduationError, match="bar"):
+        lib.draft(pattern.pattern_id)
+    assert lib.graduate()[1] == []
+    assert verify(lib).ok  # the flaw replays from the event log
+
+
+def test_the_rules_record_why_a_pattern_is_not_served(lib: Library) -> None:
+    """Narration approved by a reviewer consolidates into an insight that is kept, with its
+    flaw, out of the profile and search; the pitfall beside it is served."""
+    pool_library(lib)
+    for i in range(2):
+        add_session(lib, f"n{i}", "/w/api", f"2026-10-2{i}T09:00:00+00:00")
+        add_node(
+            lib,
+            f"n_talk{i}",
+            f"n{i}",
+            "/w/api",
+            "Discovery: Let me look at the logging setup of the API service"
+            + (" again" if i else ""),
+            evidence="logging.yaml: handlers: [console]",
+        )
+    lib.review("approve", ["n_talk0", "n_talk1"])
+    lib.consolidate()
+    by_flaw = {p.pattern_id: p for p in lib.patterns() if p.flaw}
+    (talk,) = [p for p in by_flaw.values() if "logging" in p.title]
+    assert talk.kind == "insight"
+    assert talk.flaw == (
+        "the title does not pass the knowledge bar: narration of intent, not a finding"
+    )
+    assert any(p.kind == "pitfall" and p.served for p in lib.patterns())
+    assert talk.title not in lib.profile(log=False)
+    hits = lib.search_memory("logging setup of the API service", limit=20)
+    assert talk.pattern_id not in {h.item_id for h in hits}
+
+
+def test_new_rules_classify_old_patterns_again(lib: Library) -> None:
+    """A pattern recorded before the pattern bar (no flaw, an old fingerprint) is classified
+    again at the next consolidation, once."""
+    pool_library(lib)
+    lib.consolidate()
+    with lib.db.write() as conn:  # as an older version left it
+        conn.execute("UPDATE patterns SET fingerprint = substr(fingerprint, 3), title = 'old'")
+    report = lib.consolidate()
+    assert report.changed == report.patterns
+    assert "old" not in {p.title for p in lib.patterns()}
+    assert lib.consolidate().unchanged == report.patterns
 
 
 # -- decay -----------------------------------------------------------------------------------

@@ -144,6 +144,25 @@ async def test_pattern_fields_checklist_and_steps() -> None:
         assert view.check is None
 
 
+async def test_a_pattern_below_the_bar_says_why_it_is_not_served() -> None:
+    app = Harness()
+    flaw = "a strategy needs at least 2 concrete ordered steps: it has 1 [bold]x[/]"
+    async with app.run_test(size=(120, 60)) as pilot:
+        view = app.query_one(PatternDetailView)
+        flawed = pattern(flaw=flaw)
+        unmet = (Criterion("bar", False, 0.0, 1.0, flaw), *criteria())
+        view.show(flawed, GraduationCheck(flawed, unmet, False, None, False))
+        await pilot.pause()
+        lines = plain(view).splitlines()
+        assert lines[1] == "Check the readiness probe before the rollout"
+        assert lines[2] == f"Not served: {flaw}"  # literally, markup and all
+        assert f"✗ Bar        {flaw}" in lines
+        assert "Not eligible yet: bar not met." in lines
+        view.show(pattern())
+        await pilot.pause()
+        assert "Not served" not in plain(view)
+
+
 async def test_pattern_draft_preview_and_revalidate() -> None:
     app = Harness()
     async with app.run_test(size=(120, 60)) as pilot:
