@@ -264,6 +264,7 @@ class LineageScreen(LibrarianScreen):
         if found is not None:
             self._key = found.skill_id
         self._draw(found, same)
+        self.refresh_bindings()  # graph, runbook and tabs apply now (check_action)
         self.loaded = True
 
     def _draw(self, found: Lineage | None, same: bool) -> None:

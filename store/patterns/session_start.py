@@ -205,7 +205,7 @@ def relevant_pitfalls(
 ) -> list[PitfallFact]:
     """Live pitfalls of this project or of the team that pass the pattern bar, at or above
     the confidence floor; most severe first, then the most sessions, then the most
-    confident. (A library the hook finds before migration 11 has judged no pattern yet.)"""
+    confident. (A library the hook finds before migration 12 has judged no pattern yet.)"""
     if limit <= 0:
         return []
     (schema,) = conn.execute("PRAGMA user_version").fetchone()
