@@ -47,6 +47,7 @@ REPORT = re.compile(
     r"^(?:(?:\S+\s+){0,8}(?:has|have) been (?:successfully )?(?:created|updated|added|written"
     r"|implemented|completed|generated|set up|configured|installed|documented|cleaned up)\b"
     r"|(?:\S+\s+){0,8}(?:is|are) (?:now )?(?:all )?(?:complete|completed|done|finished)\b"
+    r"|(?:fixed|done|resolved|solved|status|update)\s*[:—-]\s"
     r"|successfully\b|(?:i|we) (?:have |'ve )?(?:successfully )?(?:created|updated|added"
     r"|implemented|completed|written|built|finished|set up)\b|all (?:tasks|todos) (?:are )?"
     r"(?:done|completed)\b)",

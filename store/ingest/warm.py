@@ -72,7 +72,7 @@ _PIVOT_ACT = re.compile(
 )
 #: What a stated fix says it changed.
 _CHANGE = re.compile(
-    r"\b(?:fix(?:ed|es)? (?:by|with|it|the|was|is)|the fix|by (?:\w+ing)|chang(?:ed|ing|e)"
+    r"\b(?:fix(?:ed|es)? (?:by|with)|by (?:\w+ing)|chang(?:ed|ing|e)"
     r"|set(?:ting)?|add(?:ed|ing)|remov(?:ed|ing)|replac(?:ed|ing)|pinn(?:ed|ing)|pin"
     r"|upgrad(?:ed|ing)|downgrad(?:ed|ing)|renam(?:ed|ing)|mov(?:ed|ing)|switch(?:ed|ing)"
     r"|instead|rotat(?:ed|ing)|delet(?:ed|ing)|restor(?:ed|ing)|revert(?:ed|ing)|split"
