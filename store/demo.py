@@ -36,7 +36,7 @@ REVIEW: tuple[tuple[str, str, str], ...] = (
         " uploads, so the API connection pool ran dry.",
         "TEAM",
     ),
-    ("split it into short transactions", "", "TEAM"),
+    ("into short transactions with no connection held", "", "TEAM"),
     ("52 of the 60 API connections", "", "TEAM"),
     (
         "12 of the pod's 15 API connections",

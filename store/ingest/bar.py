@@ -59,6 +59,36 @@ DANGLING = re.compile(
     r"|why))",
     re.IGNORECASE,
 )
+#: A pointer into the conversation inside a sentence: "in this component", "these calls"
+#: (not "this is", "this means", "this project"): the reader never saw what it points at.
+DEICTIC = re.compile(
+    r"\b(?:this|these|those)\s+(?!(?:is|are|was|were|means|meant|way|case|time|project"
+    r"|repo|repository|codebase|session|machine|team|one)\b)[a-z][a-z-]+\b(?![ \t]*[`(])",
+)
+#: An abstract subject whose content is only a pronoun ("The fix is to split it …").
+_HOLLOW_SUBJECT = re.compile(
+    r"^(?:the|our) (?:fix|issue|problem|solution|answer|trick|workaround|culprit|cause|bug)\b"
+    r"[^.;:]*?\b(?:it|them|that one)\b",
+    re.IGNORECASE,
+)
+#: A measurement with no subject ("8,715 ms down to 6.7 ms, …").
+_BARE_MEASURE = re.compile(r"^[\d,.]+\s*[a-zA-Z%]{0,8}\s+(?:down|up|from|to|vs\.?|versus)\b")
+#: Where files are in the working copy ("The files are actually in `types/`", "a.ts and b.ts
+#: are missing"): the agent finding its way around, not something a teammate needs.
+WHEREABOUTS = re.compile(
+    r"^(?:the\s+)?(?:[\w./`-]+,?\s+(?:and\s+)?){0,6}(?:files?|director(?:y|ies)|folders?)\b"
+    r"[^.;:]{0,40}?\b(?:(?:is|are|was|were)\s+(?:actually\s+|now\s+|still\s+)?(?:missing"
+    r"|located|in|under|inside)\b|(?:do(?:es)?n't|do(?:es)? not|did not|didn't)\s+exist)",
+    re.IGNORECASE,
+)
+#: A plan for this session, not a finding: a condition, then what to do ("If igniter can't
+#: install, fall back to …").
+PLAN_STEP = re.compile(
+    r"^(?:if|when|once|otherwise|failing that)\b(?![^,;]*\byou\b)[^,;]{2,140},\s*(?:then\s+)?"
+    r"(?:fall back|try|use|switch|skip|retry|run|add|check|go|install|do|revert|roll back|ask"
+    r"|create|move|write)\b",
+    re.IGNORECASE,
+)
 #: Function words that state a cause, a consequence or a requirement.
 CAUSAL = re.compile(
     r"\b(?:because|since|caused by|due to|so that|which means|means that|leads? to|results? in"
@@ -172,11 +202,18 @@ def informativeness(text: str, confirmed: bool = False) -> float:
 
 
 def judge(
-    summary: str, *, routine: str = "", novelty: float = 1.0, confirmed: bool = False
+    summary: str,
+    *,
+    routine: str = "",
+    novelty: float = 1.0,
+    confirmed: bool = False,
+    said: bool = False,
 ) -> Verdict:
     """The bar for one candidate summary. `routine` names why the action it reports is
     routine ("" when it is not); `novelty` is how much of it is new in the session (0..1);
-    `confirmed`: tool output just before it bears it out."""
+    `confirmed`: tool output just before it bears it out; `said`: the summary is a sentence
+    of the agent's (held to the conversation's pointers), not a summary of what it ran
+    (whose quoted output may say "this function")."""
     score = informativeness(summary, confirmed)
     if routine:
         return Verdict(score, routine)
@@ -184,19 +221,30 @@ def judge(
         return Verdict(score, "narration of intent, not a finding")
     if REPORT.match(summary.strip()):
         return Verdict(score, "a report of work done, not a finding")
+    if said and PLAN_STEP.match(summary.strip()):
+        return Verdict(score, "a plan step, not a finding")
+    if said and WHEREABOUTS.match(summary.strip()):
+        return Verdict(score, "where files are in the working copy (finding the way around)")
     if not _prose(summary):
         return Verdict(score, "not a sentence (a diagram, a listing or code)")
     if len(content_words(summary)) < 4:
         return Verdict(score, "fewer than four content words")
     if not entities(summary):
         return Verdict(score, "names no file, command, setting, error or version")
-    if DANGLING.match(summary.strip()):
+    if DANGLING.match(summary.strip()) or (said and _leans(summary)):
         return Verdict(score, "not self-contained (leans on an earlier sentence)")
     if novelty < 0.3:
         return Verdict(score, "repeats an earlier node of the session")
     if score < MIN_INFORMATIVENESS:
         return Verdict(score, f"too little information ({score:.2f} < {MIN_INFORMATIVENESS})")
     return Verdict(score)
+
+
+def _leans(sentence: str) -> bool:
+    """A pointer to something the sentence does not name: "this component", a hollow
+    subject ("the fix is to split it"), a measurement with no subject."""
+    plain = _CODE_SPAN.sub("`x`", sentence.strip())
+    return bool(DEICTIC.search(plain) or _HOLLOW_SUBJECT.match(plain) or _BARE_MEASURE.match(plain))
 
 
 def novelty(words: Iterable[str], seen: set[str]) -> float:

@@ -117,13 +117,34 @@ _EXPECTED = re.compile(
 )
 
 
+#: The same said about the failure in the first sentence back ("That failure is exactly what
+#: we want: …", "This failure is the behaviour change I intended, not a regression").
+_INTENDED = re.compile(
+    r"\b(?:exactly what (?:we|I) (?:want|wanted|expected|hoped)|what (?:we|I) wanted to see"
+    r"|(?:change|behaviou?r|result|outcome) (?:that )?(?:I|we) intended|not a regression"
+    r"|as intended|as designed|(?:that'?s|that is|which is) the point|(?:proves|shows|confirms)"
+    r" (?:that )?the (?:guard|check|timeout|limit|lock|validation|test)\w* (?:works|holds|fires))",
+    re.IGNORECASE,
+)
+
+
 def _wanted(messages: Sequence[TranscriptMessage], pos: int) -> str:
     """Why a failure was wanted, from what the agent says right after it ("" if it does not
-    say so): a reproduction, a test red before its fix, a guard shown to work."""
+    say so): a reproduction, a test red before its fix, a guard shown to work, a behaviour
+    change it made on purpose."""
     for later in messages[pos + 1 : pos + 3]:
         if later.role == "assistant" and later.text:
-            return "a failure the agent wanted (it says so)" if _EXPECTED.search(later.text) else ""
+            first = later.text.lstrip()[:240]
+            first = first[: _first_stop(first)]
+            said = _EXPECTED.search(later.text) or _INTENDED.search(first)
+            return "a failure the agent wanted (it says so)" if said else ""
     return ""
+
+
+def _first_stop(text: str) -> int:
+    """Where the first sentence ends (a full stop or a line break), or the text's length."""
+    m = re.search(r"[.!?](?:\s|$)|\n", text)
+    return m.end() if m else len(text)
 
 
 def _action(
@@ -236,17 +257,77 @@ def candidates(
     of routine actions and harness errors are candidates too, marked routine (suppressed)."""
     out: list[Candidate] = []
     pairs: list[tuple[Candidate, Candidate]] = []
+    edited = _edited(found)
     for episode in episodes(found):
         dead_ends = [d for d in (dead_end(run) for run in _runs(episode)) if d is not None]
         if not dead_ends:
             continue
-        out += dead_ends
         fix = solution(episode)
+        why = _own_test(episode, edited)
+        why = why or _told(episode)
+        if why:  # the failure is no lesson; what made it pass may still be one
+            dead_ends = [replace(d, routine=d.routine or why) for d in dead_ends]
+        out += dead_ends
         if fix is not None:
             out.append(fix)
             pairs.append((dead_ends[-1], fix))
     out += [_mechanics(a) for a in found if a.failed and (a.harness or a.routine)]
     return out, pairs
+
+
+_TEST_FILE = re.compile(r"(?:^|[_.-])(?:test|tests|spec)(?:[_.-]|$)|^test_", re.IGNORECASE)
+_ASSERTED = re.compile(
+    r"\bassert|\bexpect(?:ed|ation)?\b|\bto(?:Be|Equal|Match|Contain|Have)\w*\b", re.IGNORECASE
+)
+
+
+def _edited(found: Sequence[Action]) -> dict[tuple[int, str], int]:
+    """Where each file was first edited or written, by (stream, path)."""
+    first: dict[tuple[int, str], int] = {}
+    for action in found:
+        if action.tool.name in EDIT_TOOLS and not action.failed:
+            first.setdefault((action.stream, action.target), action.pos)
+    return first
+
+
+def _own_test(episode: Episode, edited: dict[tuple[int, str], int]) -> str:
+    """Why the episode is the agent's own test asserting the wrong thing ("" when it is not):
+    a test file the agent had written or changed earlier in the session fails an assertion,
+    and the only changes before it passes are to that test. What the test expected was the
+    agent's guess, not a fact about the project."""
+    first = episode.failures[0]
+    if episode.success is None:
+        return ""
+    tests = {
+        path
+        for (stream, path), pos in edited.items()
+        if stream == first.stream
+        and pos < first.pos
+        and _TEST_FILE.search(snippets.file_name(path))
+        and snippets.file_name(path) in first.result.text
+    }
+    edits = [a.target for a in episode.changes if a.tool.name in EDIT_TOOLS]
+    if not tests or not edits or not set(edits) <= tests:
+        return ""
+    span = snippets.error_gist(first.result.text)
+    if span is None or not _ASSERTED.search(first.result.text[span[0] : span[1]]):
+        return ""
+    return "the agent's own new test expected the wrong thing (it passed once the test changed)"
+
+
+def _told(episode: Episode) -> str:
+    """Why the failure is no lesson when its own output said what to run ("Run 'mix format'
+    to fix") and running just that fixed it: the solution says all there is ("" if not)."""
+    if episode.success is None or any(a.tool.name in EDIT_TOOLS for a in episode.changes):
+        return ""
+    ran = [a for a in episode.changes if a.command]
+    if not ran:
+        return ""
+    words = snippets.main_stage(ran[-1].command).split()[:2]
+    said = episode.failures[-1].result.text
+    if len(words) < 2 or " ".join(words) not in said:
+        return ""
+    return f"the error said to run `{' '.join(words)}`, and that fixed it"
 
 
 def _runs(episode: Episode) -> list[Episode]:
@@ -280,7 +361,7 @@ def dead_end(episode: Episode) -> Candidate | None:
     line = first.result.text[span[0] : span[1]]
     tries = len(episode.failures)
     what = _call(first)
-    gist = snippets.clean(snippets.short_paths(line), 150)
+    gist = snippets.clean(snippets.short_paths(snippets.undecorated(line)), 150)
     again = f" ({tries} attempts)" if tries > 1 else ""
     verb = "stops at" if _is_prompt(line) else "fails with"
     summary = snippets.fit(f"{what} {verb} {gist}{again}")
@@ -301,17 +382,20 @@ def solution(episode: Episode) -> Candidate | None:
     first = episode.failures[0]
     # What was done in between explains the success better than the retried command's own
     # tweaks; those count only when nothing else changed.
-    changes = _edit_changes(episode.changes) + _install_changes(episode.changes)
+    failed_with = episode.failures[-1].result.text
+    changes = _edit_changes(episode.changes, failed_with) + _install_changes(episode.changes)
     if not changes:  # no edit, no install: the last project command run in between
         changes = _last_command(episode.changes)
     if not changes:
         changes = _command_changes(first.command, success.command)
-    error = snippets.error_gist(episode.failures[-1].result.text)
-    was = ""
-    if error is not None:
-        text = episode.failures[-1].result.text[error[0] : error[1]]
-        was = f" (it had failed with {_short_error(text)})"
+    error = snippets.error_gist(failed_with)
+    named = _ERROR_NAME.search(failed_with[error[0] : error[1]]) if error else None
+    # The dead end beside it quotes the error; a solution names it only by its code or class.
+    was = f" (it had failed with {named.group(0)})" if named else ""
+    edits = sum(a.tool.name in EDIT_TOOLS for a in episode.changes)
     routine = "" if changes else "passed again with nothing changed in between"
+    if edits > _MANY_EDITS:
+        routine = f"{edits} edits in between: no one change to credit"
     how = " after " + _join(changes) if changes else " on a rerun"
     summary = snippets.fit(f"{_call(success)} succeeds{how}{was}")
     begin = min([success.call.line_start, *(c.call.line_start for c in episode.changes)])
@@ -324,6 +408,11 @@ def solution(episode: Episode) -> Candidate | None:
     )  # fmt: skip
 
 
+#: More edits than this between the failure and the success: which one fixed it is a guess
+#: (the agent's own account of the fix, a text node, says it better).
+_MANY_EDITS = 6
+
+
 def _mechanics(action: Action) -> Candidate:
     """A harness error or a routine command's failure: kept, suppressed, with the reason."""
     span = snippets.error_gist(action.result.text) or (0, min(len(action.result.text), 200))
@@ -333,9 +422,8 @@ def _mechanics(action: Action) -> Candidate:
         if action.harness
         else "a routine command (looking around or a throwaway script, not the project)"
     )
-    summary = snippets.fit(
-        f"{_call(action)} failed with {snippets.clean(snippets.short_paths(line), 120)}"
-    )
+    gist = snippets.clean(snippets.short_paths(snippets.undecorated(line)), 120)
+    summary = snippets.fit(f"{_call(action)} failed with {gist}")
     return Candidate(
         "episode", "DEAD_END", action.done, action.stream, action.done_pos, span[0], line,
         0.35, summary, action.call.line_start, action.done.line_end, routine=reason,
@@ -384,16 +472,26 @@ def _code(word: str) -> str:
     return f"`{snippets.clean(word, 40)}`"
 
 
-def _edit_changes(changes: Sequence[Action]) -> list[str]:
+def _edit_changes(changes: Sequence[Action], failed_with: str = "") -> list[str]:
+    """The files edited in between, each with its last edit that added something (the one
+    that held; removing a leftover is tidying, not the fix): first the files the failure
+    named, then the most recently edited."""
     edits = [a for a in changes if a.tool.name in EDIT_TOOLS]
     if not edits:
         return []
     files: dict[str, Action] = {}
-    for edit in edits:
-        files.setdefault(snippets.file_name(edit.target), edit)
-    named = [f"editing `{name}` ({snippets.edit_gist(a.tool)})" for name, a in files.items()]
+    for edit in reversed(edits):
+        name = snippets.file_name(edit.target)
+        if name not in files or (_tidying(files[name]) and not _tidying(edit)):
+            files[name] = edit
+    order = sorted(files, key=lambda name: name not in failed_with)  # stable: latest first
+    named = [f"editing `{name}` ({snippets.edit_gist(files[name].tool)})" for name in order]
     more = f" and {len(named) - 2} more files" if len(named) > 2 else ""
     return [", ".join(named[:2]) + more]
+
+
+def _tidying(edit: Action) -> bool:
+    return snippets.edit_gist(edit.tool).startswith(("removed ", "edited it"))
 
 
 def _install_changes(changes: Sequence[Action]) -> list[str]:
@@ -415,15 +513,6 @@ def _last_command(changes: Sequence[Action]) -> list[str]:
 _ERROR_NAME = re.compile(
     r"\b(?:error[ \t]*(?:TS|CS|C)\d{3,5}|E\d{4}|[A-Z]\w*(?:Error|Exception))\b|\bE[A-Z]{3,}\b"
 )
-
-
-def _short_error(line: str) -> str:
-    """An error as a solution mentions it: its code or class when it has one (the dead end
-    beside it says the rest), else the line shortened."""
-    named = _ERROR_NAME.search(line)
-    if named:
-        return named.group(0)
-    return snippets.clean(snippets.short_paths(line), 70)
 
 
 def _join(parts: Sequence[str]) -> str:

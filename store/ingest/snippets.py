@@ -113,6 +113,12 @@ _TEST_FAILURE_LINE = re.compile(
     r"(?m)^[ \t]*(?:FAILED[ \t]+\S+[^\n]*|FAIL[ \t]+\S+[^\n]*|[●✕×✗][ \t]+[^\n]+"
     r"|ERROR[ \t]+\S+::[^\n]*)"
 )
+#: A linter's or checker's finding at a place in a file (`lib/a.ex:120:18:pattern_match`,
+#: `src/b.py:3:1: F401 …`): a relative path, a line and a column; warnings and notes are not it.
+_LOCATION_LINE = re.compile(
+    r"(?m)^[ \t]*(?:[┃│║|][ \t]*)?(?:\.{1,2}/)?[\w@+-][\w./@+-]*\.\w{1,8}:\d+:\d+\b"
+    r"(?!:?[ \t]*(?:warning|note|info|hint|notice)\b):?[ \t]*(?P<rest>[^\n]*)"
+)
 _LOG_ERROR_LINE = re.compile(
     r"(?m)^[ \t]*(?:[✘✖×][ \t]*)?(?:ERRO(?:R)?\b|\[ERROR\]|FATAL\b|CRITICAL\b"
     r"|level=(?:error|fatal)\b)[^\n]*"
@@ -190,7 +196,10 @@ def error_gist(text: str) -> tuple[int, int] | None:
     line = view[span[0] : span[1]].rstrip()
     header = _test_header(view, span[0])
     if header is not None and _BARE_ASSERTION.match(line):
-        return header[0], span[1]  # "1) test name (Module) … Assertion with =~ failed"
+        # "1) test name (Module) … Assertion with =~ failed", and what was asserted
+        code = _CODE_LINE.match(view, span[1] + 1) if span[1] < len(view) else None
+        end = line_end(view, code.end()) if code else span[1]
+        return header[0], min(end, header[0] + EVIDENCE_CHARS)
     nxt = output_line(view[span[1] :], last=False) if span[1] < len(view) else None
     if nxt is not None and (line.endswith(":") or _CAUSE.match(view, span[1] + nxt[0])):
         return span[0], min(span[1] + nxt[1], span[0] + EVIDENCE_CHARS)
@@ -202,6 +211,7 @@ _BARE_ASSERTION = re.compile(
     r"[ \t]*(?:E[ \t]+)?(?:Assertion with \S+ failed|AssertionError\s*$|assert(?:ion)? failed)",
     re.IGNORECASE,
 )
+_CODE_LINE = re.compile(r"[ \t]*code:[ \t]+\S")
 _TEST_HEADER = re.compile(
     r"(?m)^[ \t]*(?:\d+\)[ \t]+test[ \t]+[^\n]+|FAILED[ \t]+\S+|●[ \t]+[^\n]+|--- FAIL: \S+[^\n]*)$"
 )
@@ -237,11 +247,53 @@ def _gist_line(text: str) -> tuple[int, int] | None:
         traceback = "Traceback (most recent call last)" in view
         chosen = exceptions[-1] if traceback else exceptions[0]
         return trimmed(view, *chosen.span())
+    located = _search(_LOCATION_LINE, view) if ":" in view else None
+    if located is not None:
+        return _with_message(view, located)
     for pattern in (_LOG_ERROR_LINE, _TEST_FAILURE_LINE, _ERRORISH_LINE, _PROMPT_LINE):
         m = _search(pattern, view)
         if m is not None:
             return trimmed(view, *m.span())
     return output_line(text, last=False, view=view)
+
+
+def _with_message(view: str, located: re.Match[str]) -> tuple[int, int] | None:
+    """A finding's location line, with the line that says what is wrong when the location
+    line itself does not (dialyzer puts the message after it, credo before it)."""
+    span = trimmed(view, *located.span())
+    # "#(App.Registry.check)" names where, not what: words of a message stand alone
+    said = " ".join(w for w in located.group("rest").split() if not _NAME_PART.search(w))
+    if span is None or len(_WORDS.findall(said)) >= 3:
+        return span
+    # only a line right next to it (no blank between) belongs to the finding
+    at = line_end(view, span[1])
+    after = trimmed(view, at + 1, line_end(view, at + 1)) if at < len(view) else None
+    if after is not None and _plain_message(view, *after):
+        return span[0], min(after[1], span[0] + EVIDENCE_CHARS)
+    begin = view.rfind("\n", 0, span[0])
+    before = trimmed(view, view.rfind("\n", 0, begin) + 1, begin) if begin > 0 else None
+    if before is not None and _plain_message(view, *before):
+        return before[0], min(span[1], before[0] + EVIDENCE_CHARS)
+    return span
+
+
+_WORDS = re.compile(r"[A-Za-z]{2,}")
+_NAME_PART = re.compile(r"[.(/#]\w")
+_DECORATION = re.compile(
+    r"(?m)(?:^|[\u2190-\u21ff\u2500-\u257f])[ \t]*\[[A-Z]\](?=[ \t])|[\u2190-\u21ff\u2500-\u257f]+"
+)
+
+
+def _plain_message(view: str, start: int, end: int) -> bool:
+    """A line of a few words that is not another location."""
+    line = _DECORATION.sub(" ", view[start:end])
+    return len(_WORDS.findall(line)) >= 3 and not _LOCATION_LINE.match(line)
+
+
+def undecorated(text: str) -> str:
+    """Tool output without the box drawing, arrows and category tags a report draws around
+    its findings (`┃ [D] ↘ Nested modules …`)."""
+    return _DECORATION.sub(" ", text) if not text.isascii() or "[" in text else text
 
 
 def _regions(view: str, size: int = 16_000) -> list[tuple[int, int]]:

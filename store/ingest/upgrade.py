@@ -307,7 +307,7 @@ def covers(cold: dict[str, Any], warm: _Warm) -> bool:
 def judged(node: ExtractedNode) -> ExtractedNode:
     """A cold node through the knowledge bar: its informativeness, and why it is kept out of
     the queue ("" when it passes)."""
-    verdict = bar.judge(node.summary)
+    verdict = bar.judge(node.summary, said=True)
     reason = verdict.reason
     if not reason and node.confidence < MIN_COLD_CONFIDENCE:
         reason = f"the model rated it below the bar (confidence {node.confidence:.2f})"

@@ -222,7 +222,7 @@ def _judge(context: _Context) -> dict[int, Candidate]:
     turns = _turning_points(ordered)
     twins = _twins([_restructured(c, turns) for c in ordered], ordered)
     out: dict[int, Candidate] = {}
-    seen_words: set[str] = set()  # in the summaries that passed, messages before this one
+    seen_words: set[str] = set()  # in the text summaries that passed, messages before this one
     this_message: set[str] = set()
     message = -1
     for found in ordered:
@@ -238,7 +238,13 @@ def _judge(context: _Context) -> dict[int, Candidate]:
         if c.strategy != "episode" and _recap(c.message) and fresh < _RECAP_NOVELTY:
             c = replace(c, routine=c.routine or "restates what the session already found")
         confirmed = c.type == "DISCOVERY" and _confirmed(c, context)
-        verdict = bar.judge(c.summary, routine=c.routine, novelty=fresh, confirmed=confirmed)
+        verdict = bar.judge(
+            c.summary,
+            routine=c.routine,
+            novelty=fresh,
+            confirmed=confirmed,
+            said=c.strategy != "episode",
+        )
         confidence = c.confidence
         if confirmed and verdict.passes:
             confidence = round(min(confidence + _BONUS, _CORROBORATED_CAP), 2)
@@ -248,7 +254,9 @@ def _judge(context: _Context) -> dict[int, Candidate]:
             suppressed=verdict.reason,
             confidence=confidence,
         )
-        if verdict.passes:
+        if verdict.passes and c.strategy != "episode":
+            # What the agent said before, not what it ran: a wrap-up that states a fix in
+            # words says more than the episode's mechanical summary of the same edits.
             this_message.update(words)
     return _revise(out, context)
 

@@ -1,0 +1,201 @@
+"""Warm tier rules from the second judged sample (issue 11): the gist of a linter's or
+checker's report is its finding, a solution credits the edit that held, a failure the agent
+says it meant is no dead end, and the agent's own new test expecting the wrong thing is no
+lesson about the project."""
+
+from __future__ import annotations
+
+import pytest
+
+from store.ingest.snippets import error_gist, undecorated
+from tests.store.test_warm import Transcript, of_type, only
+
+DIALYZER = (
+    "Pre-commit validation failed:\\n\\n[DIALYZER]\\nFinding suitable PLTs\nChecking PLT...\n"
+    "PLT is up to date!\nStarting Dialyzer\n[\n  check_plt: false,\n]\n"
+    "Total errors: 1, Skipped: 0, Unnecessary Skips: 0\ndone in 0m12.82s\n"
+    "lib/app/services/summary.ex:120:18:pattern_match\nThe pattern can never match the type.\n"
+    "\nPattern:\n{:error, _reason}\n"
+)
+CREDO = (
+    "Exit code 2\nChecking 3 source files ...\n\n  Software Design\n┃ \n"
+    "┃ [D] ↘ Nested modules could be aliased at the top of the invoking module.\n"
+    "┃       lib/app/registry.ex:135:5 #(App.Registry.check)\n\n"
+    "Please report incorrect results: https://example.invalid/issues\n"
+    "40 mods/funs, found 1 software design suggestion.\n"
+)
+EXUNIT = (
+    "Running ExUnit with seed: 1, max_cases: 32\n\n  1) test mount renders the page "
+    "(AppWeb.ReviewLiveTest)\n     test/app_web/live/review_live_test.exs:35\n"
+    '     Assertion with =~ failed\n     code:  assert html =~ "Review: #{project.name}"\n'
+    '     left:  "<html lang=\\"en\\">…"\n'
+)
+
+
+@pytest.mark.parametrize(
+    ("output", "gist"),
+    [
+        (
+            DIALYZER,
+            "lib/app/services/summary.ex:120:18:pattern_match\n"
+            "The pattern can never match the type.",
+        ),
+        (
+            CREDO,
+            "┃ [D] ↘ Nested modules could be aliased at the top of the invoking module.\n"
+            "┃       lib/app/registry.ex:135:5 #(App.Registry.check)",
+        ),
+        (
+            "Found 1 error.\nsrc/app/db.py:3:8: F401 [*] `os` imported but unused\n",
+            "src/app/db.py:3:8: F401 [*] `os` imported but unused",
+        ),
+        (
+            # a warning at a location is not the failure; the error line is
+            "src/a.c:3:5: warning: unused variable 'x'\nld: cannot find -lfoo\n",
+            "ld: cannot find -lfoo",
+        ),
+        (
+            EXUNIT,
+            "1) test mount renders the page (AppWeb.ReviewLiveTest)\n"
+            "     test/app_web/live/review_live_test.exs:35\n     Assertion with =~ failed\n"
+            '     code:  assert html =~ "Review: #{project.name}"',
+        ),
+    ],
+)
+def test_the_gist_of_a_report_is_its_finding(output: str, gist: str) -> None:
+    span = error_gist(output)
+    assert span is not None
+    assert output[span[0] : span[1]] == gist
+
+
+def test_report_decoration_is_dropped_from_summaries() -> None:
+    assert " ".join(undecorated("┃ [D] ↘ Nested modules could be aliased.").split()) == (
+        "Nested modules could be aliased."
+    )
+    assert undecorated("expected [a] | [B] here") == "expected [a] | [B] here"
+    t = Transcript()
+    t.run("Bash", CREDO, error=True, command="mix credo --strict lib/app/registry.ex")
+    dead = only(t.extract(), "DEAD_END")
+    assert dead.summary.startswith(
+        "`mix credo --strict lib/app/registry.ex` fails with Nested modules could be aliased"
+        " at the top of the invoking module. lib/app/registry.ex:135:5"
+    )
+    assert "┃" not in dead.summary
+    assert "↘" not in dead.summary
+
+
+def _edit(t: Transcript, path: str, old: str, new: str) -> None:
+    t.run("Edit", f"The file {path} has been updated.", file_path=path, old_string=old,
+          new_string=new)  # fmt: skip
+
+
+def test_a_solution_credits_the_file_the_failure_named_and_its_last_edit() -> None:
+    t = Transcript()
+    t.run("Bash", "lib/app/tmux.ex:12:5: undefined function capture/1", error=True,
+          command="mix compile --warnings-as-errors")  # fmt: skip
+    _edit(t, "/w/lib/app/tmux.ex", "alias App.Tmux", "alias App.Services.Tmux")
+    _edit(t, "/w/lib/app/other.ex", "x = 1", "x = 2")
+    _edit(t, "/w/lib/app/tmux.ex", "Tmux.capture(pane)", "App.Services.Tmux.capture(pane)")
+    _edit(t, "/w/lib/app/tmux.ex", "  unused = 1\n  run()", "  run()")  # tidying: not the fix
+    t.run("Bash", "Generated app app", command="mix compile --warnings-as-errors")
+    fix = only(t.extract(), "SOLUTION")
+    assert fix.summary.startswith(
+        "`mix compile --warnings-as-errors` succeeds after editing `tmux.ex`"
+        " (`Tmux.capture(pane)` → `App.Services.Tmux.capture(pane)`), editing `other.ex`"
+    )
+    # the failure had no code or class to name: the dead end beside it quotes it
+    assert "it had failed with" not in fix.summary
+
+
+def test_a_solution_names_the_error_code_it_resolved() -> None:
+    t = Transcript()
+    t.run("Bash", "src/a.ts(6,33): error TS2307: Cannot find module 'zod'.", error=True,
+          command="npx tsc --noEmit")  # fmt: skip
+    t.run("Bash", "added 1 package in 2s", command="npm install zod@3.23.8")
+    t.run("Bash", "", command="npx tsc --noEmit")
+    assert only(t.extract(), "SOLUTION").summary.endswith("(it had failed with error TS2307).")
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "That failure is exactly what we want: the ALTER gave up after 3 s instead of queueing.",
+        "This failure is the behaviour change I intended, not a regression: the old test "
+        "asserted the opposite.",
+        "Working as intended: the guard refused the unsigned payload.",
+    ],
+)
+def test_a_failure_the_agent_says_it_meant_is_not_a_dead_end(said: str) -> None:
+    t = Transcript()
+    t.run("Bash", "E   psycopg.errors.LockNotAvailable: canceling statement due to lock timeout",
+          error=True, command="alembic upgrade head")  # fmt: skip
+    t.say(said)
+    dead = [n for n in of_type(t.extract(), "DEAD_END") if n.strategy == "episode"]
+    assert [n.suppressed for n in dead] == ["a failure the agent wanted (it says so)"]
+    assert dead[0].suppressed == "a failure the agent wanted (it says so)"
+
+
+def test_a_failure_only_mentioned_later_as_intended_is_still_a_dead_end() -> None:
+    t = Transcript()
+    t.run("Bash", "E   psycopg.errors.LockNotAvailable: canceling statement due to lock timeout",
+          error=True, command="alembic upgrade head")  # fmt: skip
+    t.say("The migration hangs on the lock. Next I'll set lock_timeout as intended by the runbook.")
+    assert not only(t.extract(), "DEAD_END").suppressed
+
+
+def _new_test_fails_then_passes(t: Transcript, fixed_in: str) -> None:
+    test = "/w/test/app_web/live/review_live_test.exs"
+    t.run("Write", f"File created successfully at: {test}", file_path=test, content="defmodule")
+    t.run("Bash", EXUNIT, error=True, command="mix test test/app_web/live/review_live_test.exs")
+    _edit(t, fixed_in, 'html =~ "Review: #{project.name}"', "html =~ project.name")
+    t.run("Bash", "3 tests, 0 failures", command="mix test test/app_web/live/review_live_test.exs")
+
+
+def test_the_agents_own_new_test_expecting_the_wrong_thing_is_no_lesson() -> None:
+    t = Transcript()
+    _new_test_fails_then_passes(t, "/w/test/app_web/live/review_live_test.exs")
+    result = t.extract()
+    dead, fix = only(result, "DEAD_END"), only(result, "SOLUTION")
+    why = "the agent's own new test expected the wrong thing (it passed once the test changed)"
+    # the failure is no lesson; what the test had to say to pass may be (a fixture field)
+    assert (dead.suppressed, fix.suppressed) == (why, "")
+
+
+def test_a_new_test_that_failed_until_the_code_changed_is_a_lesson() -> None:
+    t = Transcript()
+    _new_test_fails_then_passes(t, "/w/lib/app_web/live/review_live.ex")
+    assert [n.suppressed for n in of_type(t.extract(), "DEAD_END")] == [""]
+
+
+def test_a_failure_that_said_what_to_run_is_answered_by_its_solution() -> None:
+    t = Transcript()
+    hook = "Pre-commit validation failed:\n[FORMAT] Not formatted.\nRun 'mix format' to fix."
+    t.run("Bash", hook, error=True, command='git commit -m "feat: x"')
+    t.run("Bash", "", command="mix format")
+    t.run("Bash", "[main 1a2b3c4] feat: x", command='git commit -m "feat: x"')
+    result = t.extract()
+    dead, fix = only(result, "DEAD_END"), only(result, "SOLUTION")
+    assert dead.suppressed == "the error said to run `mix format`, and that fixed it"
+    assert not fix.suppressed
+    assert "after running `mix format`" in fix.summary
+
+
+@pytest.mark.parametrize(
+    ("sentence", "reason"),
+    [
+        ("The todo.ts, filters.ts, and actions.ts files are missing.", "where files are"),
+        ("The files are actually in `/w/app/types/` directory.", "where files are"),
+        ("If igniter can't install, fall back to manual dep entry in `mix.exs`.", "a plan step"),
+        ("The fix is to split it into short transactions, no connection held in I/O.", "not self"),
+        ("The `any` was hiding three real bugs in this component: `quote` is undefined.", "not s"),
+        ("8,715 ms down to 6.7 ms, reading 61 blocks from disk instead of 241,877.", "not self"),
+        ("If you pass `--no-verify`, use `git commit` only for WIP commits.", ""),
+        ("The config file `settings.py` is loaded before `.env`, so env overrides lose.", ""),
+        ("In this project `pool_pre_ping` cannot help: the pool's connections are busy.", ""),
+    ],
+)
+def test_the_agents_sentences_must_stand_alone(sentence: str, reason: str) -> None:
+    from store.ingest.bar import judge
+
+    verdict = judge(sentence, said=True)
+    assert verdict.reason.startswith(reason) if reason else verdict.passes, verdict.reason
