@@ -29,6 +29,8 @@ class Candidate:
     routine: str = ""
     informativeness: float = 0.0
     suppressed: str = ""  # why it is kept out of the pending queue ("" = it passes)
+    #: A dead end's cause as the agent stated it right after (its summary ends with it).
+    cause: str = ""
 
     @property
     def file(self) -> str:

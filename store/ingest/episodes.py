@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
-from store.ingest import snippets
+from store.ingest import bar, snippets, statements
 from store.ingest.candidates import Candidate
 from store.ingest.harness import HarnessError, harness_error
 from store.models import ToolResult, ToolUse, TranscriptMessage
@@ -79,6 +79,7 @@ class Action:
     harness: HarnessError | None
     routine: bool
     wanted: str = ""  # why the failure was what the agent wanted ("" when it was not)
+    said_next: TranscriptMessage | None = None  # what the agent said right after a failure
 
 
 @dataclass
@@ -102,7 +103,9 @@ def actions(streams: Sequence[Sequence[TranscriptMessage]]) -> list[Action]:
                 if called is not None:
                     action = _action(stream, called, pos, message, result)
                     if action.failed:
-                        action = replace(action, wanted=_wanted(messages, pos))
+                        action = replace(
+                            action, wanted=_wanted(messages, pos), said_next=_next(messages, pos)
+                        )
                     found.append(action)
     return sorted(found, key=lambda a: (a.stream, a.pos, a.done_pos))
 
@@ -138,6 +141,45 @@ def _wanted(messages: Sequence[TranscriptMessage], pos: int) -> str:
             first = first[: _first_stop(first)]
             said = _EXPECTED.search(later.text) or _INTENDED.search(first)
             return "a failure the agent wanted (it says so)" if said else ""
+    return ""
+
+
+def _next(messages: Sequence[TranscriptMessage], pos: int) -> TranscriptMessage | None:
+    """The agent's text right after the result at `pos` (None when it acts first)."""
+    for later in messages[pos + 1 : pos + 3]:
+        if later.role == "assistant" and later.text:
+            return later
+    return None
+
+
+#: A sentence that states what is (not what the agent will do).
+_STATES = re.compile(
+    r"\b(?:is|are|was|were|returns?|needs?|requires?|expects?|can'?t|cannot|doesn'?t|does not"
+    r"|isn'?t|aren'?t|has|have|must|only|lacks?|holds?|runs?|uses?)\b",
+    re.IGNORECASE,
+)
+
+
+def _diagnosis(message: TranscriptMessage | None) -> str:
+    """The cause the agent states right after a failure ("The LiveView runs in a separate
+    process that can't access the test sandbox."): the first of its first three sentences
+    that states something specific, is not narration, a plan, a question or a guess."""
+    if message is None:
+        return ""
+    for count, (lo, hi) in enumerate(snippets.sentence_spans(message.text)):
+        if count >= 3:
+            break
+        clause = statements.clause(message.text[lo:hi])
+        if (
+            20 <= len(clause) <= 220
+            and not clause.endswith(("?", ":"))
+            and not bar.is_narration(clause)
+            and not statements.HEDGE.search(clause)
+            and _STATES.search(clause)
+            and bar.entities(clause)
+            and not bar.DANGLING.match(clause)
+        ):
+            return snippets.clean(clause, 220)
     return ""
 
 
@@ -267,6 +309,10 @@ def candidates(
         why = why or _told(episode)
         if why:  # the failure is no lesson; what made it pass may still be one
             dead_ends = [replace(d, routine=d.routine or why) for d in dead_ends]
+        slip = _slip(episode)
+        if slip:  # neither the failure nor its fix is a lesson
+            dead_ends = [replace(d, routine=d.routine or slip) for d in dead_ends]
+            fix = replace(fix, routine=fix.routine or slip) if fix is not None else None
         out += dead_ends
         if fix is not None:
             out.append(fix)
@@ -313,6 +359,34 @@ def _own_test(episode: Episode, edited: dict[tuple[int, str], int]) -> str:
     if span is None or not _ASSERTED.search(first.result.text[span[0] : span[1]]):
         return ""
     return "the agent's own new test expected the wrong thing (it passed once the test changed)"
+
+
+#: The agent owning the failure as its own slip ("caught a bug in my keyset cursor", "I
+#: forgot to import", "my typo").
+_OWN_SLIP = re.compile(
+    r"\b(?:(?:bug|mistake|typo|slip) in my\b|my (?:own )?(?:mistake|bad|typo|bug)\b"
+    r"|i (?:forgot|mistyped|misnamed|misspelled)\b|i used the wrong\b|oops\b)",
+    re.IGNORECASE,
+)
+
+
+def _slip(episode: Episode) -> str:
+    """Why the episode is a slip in the agent's own fresh code, as the agent says right
+    after the failure ("" when it does not)."""
+    for failure in episode.failures:
+        said = failure.said_next.text[:400] if failure.said_next else ""
+        # "My mistake: … `DROP INDEX CONCURRENTLY` can't run in a transaction" owns the slip
+        # but states a rule of the tool: that is a lesson all the same.
+        if said and _OWN_SLIP.search(said) and not _CONSTRAINT.search(said):
+            return "a slip in code the agent had just written (it says so)"
+    return ""
+
+
+_CONSTRAINT = re.compile(
+    r"\b(?:can'?t|cannot|must|only|requires?|needs? to|not allowed|doesn'?t support"
+    r"|won'?t)\b",
+    re.IGNORECASE,
+)
 
 
 def _told(episode: Episode) -> str:
@@ -364,11 +438,17 @@ def dead_end(episode: Episode) -> Candidate | None:
     gist = snippets.clean(snippets.short_paths(snippets.undecorated(line)), 150)
     again = f" ({tries} attempts)" if tries > 1 else ""
     verb = "stops at" if _is_prompt(line) else "fails with"
-    summary = snippets.fit(f"{what} {verb} {gist}{again}")
+    cause = "" if first.wanted else _diagnosis(last.said_next)
+    if cause and bar.novelty(bar.content_words(cause), set(bar.content_words(gist))) < 0.5:
+        cause = ""  # it only repeats the error
+    if cause:  # room for it: the error's gist is shortened
+        gist = snippets.clean(snippets.short_paths(snippets.undecorated(line)), 110)
+    why = f" — {cause}" if cause else ""
+    summary = snippets.fit(f"{what} {verb} {gist.rstrip('.')}{again}{why}")
     return Candidate(
         "episode", "DEAD_END", first.done, first.stream, first.done_pos, span[0], line,
         CONFIDENCE, summary, first.call.line_start, last.done.line_end,
-        routine=first.wanted,
+        routine=first.wanted, cause=cause,
     )  # fmt: skip
 
 
@@ -447,16 +527,43 @@ def _command_changes(failed: str, worked: str) -> list[str]:
     feed_before, before = snippets.command_tokens(failed)
     feed_after, after = snippets.command_tokens(worked)
     changes: list[str] = []
+    swapped = _swapped(before, after)
     # Free text (a commit message, an inline script, a query) is not a flag that changed.
     added = [w for w in after if w not in before and _token(w)]
     dropped = [w for w in before if w not in after and _token(w)]
-    if added:
-        changes.append("adding " + ", ".join(_code(w) for w in added[:4]))
-    if dropped:
-        changes.append("dropping " + ", ".join(_code(w) for w in dropped[:3]))
+    if swapped:
+        changes.append(swapped)
+    else:
+        if added:
+            changes.append("adding " + ", ".join(_code(w) for w in added[:4]))
+        if dropped:
+            changes.append("dropping " + ", ".join(_code(w) for w in dropped[:3]))
     if feed_after and feed_after != feed_before:
         changes.append(f"piping {_code(' '.join(_shown(w) for w in feed_after))} into it")
     return changes
+
+
+def _swapped(before: Sequence[str], after: Sequence[str]) -> str:
+    """How the command changed when, where the two first differ, a word that is not a flag
+    took another's place: one argument replaced ("with `x` instead of `y`"), or the program
+    run from there on ("running `python -c …` instead of `curl -s …`"); "" otherwise."""
+    at = next((i for i, (a, b) in enumerate(zip(before, after, strict=False)) if a != b), None)
+    if at is None or any(w.startswith("-") or "=" in w for w in (before[at], after[at])):
+        return ""  # a flag, or a setting put in front (`KEY=value cmd`): added or dropped
+    if list(before[at + 1 :]) == list(after[at + 1 :]):
+        return f"passing {_code(after[at])} instead of {_code(before[at])}"
+    return f"running {_lead(after[at:])} instead of {_lead(before[at:])}"
+
+
+def _lead(words: Sequence[str]) -> str:
+    """The first words of a command, as typed (free text stops it)."""
+    shown: list[str] = []
+    for word in words[:3]:
+        if not _token(word):
+            break
+        shown.append(_shown(word))
+    more = " …" if len(words) > len(shown) else ""
+    return f"`{snippets.clean(' '.join(shown), 40)}{more}`"
 
 
 def _token(word: str) -> bool:
@@ -511,7 +618,8 @@ def _last_command(changes: Sequence[Action]) -> list[str]:
 
 
 _ERROR_NAME = re.compile(
-    r"\b(?:error[ \t]*(?:TS|CS|C)\d{3,5}|E\d{4}|[A-Z]\w*(?:Error|Exception))\b|\bE[A-Z]{3,}\b"
+    r"\b(?:error[ \t]*(?:TS|CS|C)\d{3,5}|E\d{4}|[A-Z]\w*(?:Error|Exception))\b"
+    r"|\bE(?!RRORS?\b)[A-Z]{3,}\b"
 )
 
 

@@ -17,7 +17,7 @@ from store.models import ToolUse
 from store.text import one_line
 
 EVIDENCE_CHARS = 400
-SUMMARY_CHARS = 220
+SUMMARY_CHARS = 300
 
 # --------------------------------------------------------------------------- sentences
 
@@ -405,9 +405,29 @@ def _shortened(m: re.Match[str]) -> str:
     return (m.group(1) or "") + name
 
 
+_CLAUSE_END = re.compile(r"[,;:)](?=\s)|\s[—–-]\s")
+
+
+def _cut(text: str, limit: int) -> str:
+    """`text` cut to at most `limit` characters where a clause ends, if one ends in the last
+    third, else where a word ends; never inside a `code span`."""
+    head = text[:limit]
+    if head.count("`") % 2:  # the cut falls in a code span: cut before it
+        head = head[: head.rfind("`")]
+    ends = [m.end() for m in _CLAUSE_END.finditer(head) if m.end() >= limit * 2 // 3]
+    if ends:
+        return head[: ends[-1]].rstrip(" ,;:—–-(")
+    space = head.rfind(" ")
+    return (head[:space] if space > limit // 2 else head).rstrip(" ,;:—–-(")
+
+
 def fit(summary: str) -> str:
-    """At most SUMMARY_CHARS, ending as a sentence does (or with the cut's "…")."""
-    summary = fold(summary, SUMMARY_CHARS - 1).rstrip(":;, ")
+    """At most SUMMARY_CHARS, ending as a sentence does, or cut where a clause or at least a
+    word ends (with "…"): never inside a word or a code span."""
+    summary = fold(summary, SUMMARY_CHARS * 4)
+    if len(summary) > SUMMARY_CHARS - 1:
+        summary = _cut(summary, SUMMARY_CHARS - 2).rstrip("…") + "…"
+    summary = summary.rstrip(":;, ")
     if not summary:
         return ""
     return summary if summary.endswith((".", "!", "?", "…")) else summary + "."

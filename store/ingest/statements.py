@@ -117,7 +117,11 @@ _INNER_LEAD = re.compile(
     r"(?:\s+that)?|which\s+(?:shows|means)\s+that)\s+",
     re.IGNORECASE,
 )
-_HEDGE = re.compile(
+#: A label in front of the statement: a few plain words and a colon (no code, path or number,
+#: which would make it part of the statement: "`request<T>` defaults to any: …").
+_LABEL = re.compile(r"([A-Za-z][A-Za-z' -]{1,48}):\s+(?=\S)")
+_VERBS = frozenset({"is", "are", "was", "were", "be", "means", "says"})  # a lead-in, not a label
+HEDGE = re.compile(
     r"\b(?:might|may|could|probably|likely|perhaps|possibly|seems?|appears?|i think|i suspect"
     r"|i guess|i believe|presumably|maybe)\b",
     re.IGNORECASE,
@@ -402,9 +406,9 @@ def finding(text: str, lo: int, hi: int, *, ahead: bool = True) -> tuple[str, bo
         )
     if not best:
         sentence = own[0] if own else text[lo:hi]
-        best = _clause(sentence) if own else snippets.clean(text[lo:hi], 200)
+        best = clause(sentence) if own else snippets.clean(text[lo:hi], 200)
     summary = snippets.fit(_capital(snippets.short_paths(redact(best))))
-    return summary, bool(_HEDGE.search(sentence))
+    return summary, bool(HEDGE.search(sentence))
 
 
 def _with_lists(sentences: list[str]) -> list[str]:
@@ -428,12 +432,12 @@ def _most_informative(sentences: Sequence[str]) -> tuple[str, str]:
     for sentence in sentences:
         if _heading(sentence):
             continue
-        clause = _clause(sentence)
-        if not clause or bar.is_narration(clause) or not bar.entities(clause):
+        said = clause(sentence)
+        if not said or bar.is_narration(said) or not bar.entities(said):
             continue
-        score = bar.informativeness(clause)
+        score = bar.informativeness(said)
         if score > best_score:
-            best, best_score, source = clause, score, sentence
+            best, best_score, source = said, score, sentence
     return best, source
 
 
@@ -457,13 +461,27 @@ def _heading(sentence: str) -> bool:
     return sentence.lstrip().startswith("#") or bare.endswith(":")
 
 
-def _clause(sentence: str) -> str:
+def clause(sentence: str) -> str:
     """The statement in a sentence: its opener cut ("I can see that …"), or what follows a
     finding verb inside it ("Looking at `x`, I notice that …")."""
     clean = snippets.clean(sentence, 2000, secrets=False)  # `finding` redacts what it keeps
     cut = _LEAD.match(clean) or _INNER_LEAD.search(clean)
     clause = clean[cut.end() :].strip() if cut else clean
     clause = clause.lstrip("-*•→> ").strip()
+    label = _LABEL.match(clause)
+    named = label.group(1).lower().split() if label else []
+    if (
+        label
+        and len(named) <= 6
+        and not _VERBS & set(named)
+        and "'" not in label.group(1).replace("'s ", " ")
+        and not bar.DANGLING.match(label.group(1))
+        and not bar.is_narration(label.group(1))  # "Let's try another way: …" announces
+        and not bar.CAUSAL.search(label.group(1))  # "Root cause: …" frames the finding
+        and not bar.REPORT.match(clause)  # "Fixed: tests pass now" stays a report
+        and len(clause.split()) >= 4 + len(named)
+    ):
+        clause = clause[label.end() :]  # "Key fix in this session: …", "Root cause: …"
     if clause.startswith("(") and clause.count("(") > clause.count(")"):
         clause = clause[1:].lstrip()  # an aside opened in the sentence and closed later
     return clause

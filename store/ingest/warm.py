@@ -219,6 +219,7 @@ def _judge(context: _Context) -> dict[int, Candidate]:
     """Every candidate with its informativeness and, when it fails, why; keyed by the id of
     the candidate as a strategy made it (pairs refer to those)."""
     ordered = sorted(context.found, key=_order)
+    causes = [(c.stream, c.pos, set(bar.content_words(c.cause))) for c in ordered if c.cause]
     turns = _turning_points(ordered)
     twins = _twins([_restructured(c, turns) for c in ordered], ordered)
     out: dict[int, Candidate] = {}
@@ -232,6 +233,8 @@ def _judge(context: _Context) -> dict[int, Candidate]:
         c = _restructured(found, turns)
         if id(found) in twins:
             c = replace(c, routine=twins[id(found)])
+        if c.strategy != "episode" and not c.routine and _stated_cause(c, causes):
+            c = replace(c, routine="the cause the DEAD_END before it states")
         words = bar.content_words(c.summary)
         # Episodes name their command again by design (a solution repeats its dead end's).
         fresh = 1.0 if c.strategy == "episode" else bar.novelty(words, seen_words)
@@ -259,6 +262,15 @@ def _judge(context: _Context) -> dict[int, Candidate]:
             # words says more than the episode's mechanical summary of the same edits.
             this_message.update(words)
     return _revise(out, context)
+
+
+def _stated_cause(c: Candidate, causes: Sequence[tuple[int, int, set[str]]]) -> bool:
+    """Whether `c` says what a dead end before it already ends with (its stated cause)."""
+    words = bar.content_words(c.summary)
+    return bool(words) and any(
+        stream == c.stream and pos < c.pos and bar.novelty(words, said) <= 0.2
+        for stream, pos, said in causes
+    )
 
 
 #: Which type a sentence is, when two strategies read it as different types (the finding

@@ -333,7 +333,9 @@ def test_dedup_merges_within_a_project_only(library: Library, tmp_path: Path) ->
 def test_review_decisions_are_audited_and_undoable(library: Library, tmp_path: Path) -> None:
     debugging_session(tmp_path / "p")
     library.ingest([tmp_path / "p"])
-    ids = [n.node_id for n in library.nodes(status="pending")]
+    # three pending nodes, then the suppressed ones (a reviewer may decide those too)
+    pending = [n.node_id for n in library.nodes(status="pending")]
+    ids = pending + [n.node_id for n in library.nodes(status="suppressed")]
     approved = library.review("approve", ids[:2])
     assert {n.status for n in approved} == {"approved"}
     assert all(n.decided_by == library.actor for n in approved)
@@ -358,7 +360,8 @@ def test_review_decisions_are_audited_and_undoable(library: Library, tmp_path: P
     assert {library.node(i).status for i in ids[:2]} == {"pending"}
     assert library.node(ids[0]).decided_by == ""
     counts = library.queue_counts()
-    assert counts.pending == len(ids)
+    assert counts.pending == len(pending)
+    assert library.node(ids[3]).status == "suppressed"  # back below the bar
     assert verify(library).ok
 
 

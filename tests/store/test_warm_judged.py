@@ -85,14 +85,19 @@ def test_report_decoration_is_dropped_from_summaries() -> None:
 
 
 def _edit(t: Transcript, path: str, old: str, new: str) -> None:
-    t.run("Edit", f"The file {path} has been updated.", file_path=path, old_string=old,
-          new_string=new)  # fmt: skip
+    t.run(
+        "Edit", f"The file {path} has been updated.", file_path=path, old_string=old, new_string=new
+    )
 
 
 def test_a_solution_credits_the_file_the_failure_named_and_its_last_edit() -> None:
     t = Transcript()
-    t.run("Bash", "lib/app/tmux.ex:12:5: undefined function capture/1", error=True,
-          command="mix compile --warnings-as-errors")  # fmt: skip
+    t.run(
+        "Bash",
+        "lib/app/tmux.ex:12:5: undefined function capture/1",
+        error=True,
+        command="mix compile --warnings-as-errors",
+    )
     _edit(t, "/w/lib/app/tmux.ex", "alias App.Tmux", "alias App.Services.Tmux")
     _edit(t, "/w/lib/app/other.ex", "x = 1", "x = 2")
     _edit(t, "/w/lib/app/tmux.ex", "Tmux.capture(pane)", "App.Services.Tmux.capture(pane)")
@@ -109,8 +114,12 @@ def test_a_solution_credits_the_file_the_failure_named_and_its_last_edit() -> No
 
 def test_a_solution_names_the_error_code_it_resolved() -> None:
     t = Transcript()
-    t.run("Bash", "src/a.ts(6,33): error TS2307: Cannot find module 'zod'.", error=True,
-          command="npx tsc --noEmit")  # fmt: skip
+    t.run(
+        "Bash",
+        "src/a.ts(6,33): error TS2307: Cannot find module 'zod'.",
+        error=True,
+        command="npx tsc --noEmit",
+    )
     t.run("Bash", "added 1 package in 2s", command="npm install zod@3.23.8")
     t.run("Bash", "", command="npx tsc --noEmit")
     assert only(t.extract(), "SOLUTION").summary.endswith("(it had failed with error TS2307).")
@@ -127,8 +136,12 @@ def test_a_solution_names_the_error_code_it_resolved() -> None:
 )
 def test_a_failure_the_agent_says_it_meant_is_not_a_dead_end(said: str) -> None:
     t = Transcript()
-    t.run("Bash", "E   psycopg.errors.LockNotAvailable: canceling statement due to lock timeout",
-          error=True, command="alembic upgrade head")  # fmt: skip
+    t.run(
+        "Bash",
+        "E   psycopg.errors.LockNotAvailable: canceling statement due to lock timeout",
+        error=True,
+        command="alembic upgrade head",
+    )
     t.say(said)
     dead = [n for n in of_type(t.extract(), "DEAD_END") if n.strategy == "episode"]
     assert [n.suppressed for n in dead] == ["a failure the agent wanted (it says so)"]
@@ -137,8 +150,12 @@ def test_a_failure_the_agent_says_it_meant_is_not_a_dead_end(said: str) -> None:
 
 def test_a_failure_only_mentioned_later_as_intended_is_still_a_dead_end() -> None:
     t = Transcript()
-    t.run("Bash", "E   psycopg.errors.LockNotAvailable: canceling statement due to lock timeout",
-          error=True, command="alembic upgrade head")  # fmt: skip
+    t.run(
+        "Bash",
+        "E   psycopg.errors.LockNotAvailable: canceling statement due to lock timeout",
+        error=True,
+        command="alembic upgrade head",
+    )
     t.say("The migration hangs on the lock. Next I'll set lock_timeout as intended by the runbook.")
     assert not only(t.extract(), "DEAD_END").suppressed
 
@@ -199,3 +216,95 @@ def test_the_agents_sentences_must_stand_alone(sentence: str, reason: str) -> No
 
     verdict = judge(sentence, said=True)
     assert verdict.reason.startswith(reason) if reason else verdict.passes, verdict.reason
+
+
+def test_a_solution_says_which_program_or_argument_took_the_others_place() -> None:
+    t = Transcript()
+    t.run(
+        "Bash",
+        'OCI runtime exec failed: exec: "curl": executable file not found in $PATH',
+        error=True,
+        command="kubectl -n api exec api-1 -- curl -s -o /dev/null http://x/health",
+    )
+    t.run("Bash", "200 0.004", command="kubectl -n api exec api-1 -- python -c 'import urllib'")
+    t.run(
+        "Bash",
+        'ERROR: relation "pg_stat_statements" does not exist',
+        error=True,
+        command='psql "$RO_URL" -c "SELECT 1"',
+    )
+    t.run("Bash", "1", command='psql "${RO_URL%/*}/payments" -c "SELECT 1"')
+    swap, arg = of_type(t.extract(), "SOLUTION")
+    assert "running `python -c …` instead of `curl -s -o …`" in swap.summary
+    assert "passing `${RO_URL%/*}/payments` instead of `$RO_URL`" in arg.summary
+
+
+def test_a_long_summary_is_cut_where_a_clause_or_a_word_ends() -> None:
+    from store.ingest.snippets import SUMMARY_CHARS, fit
+
+    text = "The pool ran dry, " + "because every request held a connection " * 8 + "`x y`."
+    cut = fit(text)
+    assert len(cut) <= SUMMARY_CHARS
+    assert cut.endswith("…")
+    assert cut[:-1].split()[-1] in text.split()  # a whole word
+    assert cut.count("`") % 2 == 0
+
+
+def test_a_dead_end_ends_with_the_cause_the_agent_states_right_after() -> None:
+    t = Transcript()
+    t.run(
+        "Bash",
+        'ERROR:  relation "pg_stat_statements" does not exist',
+        error=True,
+        command='psql "$RO_URL" -c "SELECT calls FROM pg_stat_statements"',
+    )
+    t.say(
+        "`$RO_URL` points at the `postgres` maintenance database, and the extension is"
+        " installed in `payments`. Let me point it there."
+    )
+    t.run("Bash", "12", command='psql "${RO_URL%/*}/payments" -c "SELECT calls FROM x"')
+    result = t.extract()
+    dead = next(n for n in of_type(result, "DEAD_END") if n.strategy == "episode")
+    assert dead.summary.endswith(
+        'fails with ERROR: relation "pg_stat_statements" does not exist — `$RO_URL` points at'
+        " the `postgres` maintenance database, and the extension is installed in `payments`."
+    )
+    # the same sentence is not a second node
+    assert [n.type for n in result.nodes if not n.suppressed] == ["DEAD_END", "SOLUTION"]
+
+
+def test_a_slip_the_agent_owns_is_no_lesson() -> None:
+    t = Transcript()
+    t.run(
+        "Bash",
+        "E   psycopg.errors.UndefinedFunction: operator does not exist: bigint > "
+        "timestamp with time zone",
+        error=True,
+        command="pytest tests/settlements -q",
+    )
+    t.say("The test caught a bug in my keyset cursor: `batch[-1][1]` is `settled_at`, not `id`.")
+    _edit(t, "/w/payments/export.py", "after_id = batch[-1][1]", "after_id = batch[-1].id")
+    t.run("Bash", "14 passed in 4.61s", command="pytest tests/settlements -q")
+    result = t.extract()
+    episode = [n for n in result.nodes if n.strategy == "episode"]
+    assert {n.suppressed for n in episode} == {
+        "a slip in code the agent had just written (it says so)"
+    }
+
+
+def test_a_slip_that_states_a_rule_of_the_tool_is_a_lesson() -> None:
+    t = Transcript()
+    t.run(
+        "Bash",
+        "E   psycopg.errors.ActiveSqlTransaction: DROP INDEX CONCURRENTLY cannot run"
+        " inside a transaction block",
+        error=True,
+        command="pytest tests/migrations -q",
+    )
+    t.say(
+        "My mistake: I put the upgrade in `autocommit_block()` but not the downgrade, and"
+        " `DROP INDEX CONCURRENTLY` can't run in a transaction either."
+    )
+    _edit(t, "/w/migrations/0189.py", "    op.drop_index(", "    with ctx.autocommit_block():")
+    t.run("Bash", "3 passed", command="pytest tests/migrations -q")
+    assert not [n for n in t.extract().nodes if n.strategy == "episode" and n.suppressed]
