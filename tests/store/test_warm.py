@@ -732,7 +732,7 @@ def test_one_megabyte_session_is_fast() -> None:
     print(f"warm, 1 MB: {len(result.nodes)} nodes in {elapsed * 1000:.1f} ms")
     assert result.problems == ()
     assert 100 < len(result.nodes) < 2_000
-    assert elapsed < 0.5  # loose CI bound; the budget is 50 ms
+    assert elapsed < 1.5  # loose bound for a busy machine; `librarian bench` holds the budget
 
 
 def test_signal_dense_megabyte_stays_linear() -> None:
@@ -740,7 +740,7 @@ def test_signal_dense_megabyte_stays_linear() -> None:
     result, elapsed = timed(session)
     print(f"warm, 1 MB dense: {len(result.nodes)} nodes in {elapsed * 1000:.1f} ms")
     assert len(result.nodes) > 2_000
-    assert elapsed < 1.0  # a quadratic scan would take seconds here
+    assert elapsed < 3.0  # a quadratic scan takes far longer; bench holds the budget
 
 
 @pytest.mark.parametrize(
