@@ -51,6 +51,8 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast
 
+from pydantic import ValidationError
+
 from app.cli.common import open_library
 from app.mcp_tools import Tools
 from app.mcp_transport import Inbox, Lines, Outbox, Screen
@@ -260,8 +262,6 @@ async def _flush_retrievals(library: Library) -> None:
 def _argument_errors(tool: str, exc: Exception) -> str:
     """A short account of arguments that failed validation ('' if that was not the problem):
     each field and what was wrong, without echoing the values back."""
-    from pydantic import ValidationError
-
     cause = exc.__cause__
     if not isinstance(cause, ValidationError):
         return ""
@@ -272,7 +272,7 @@ def _argument_errors(tool: str, exc: Exception) -> str:
     return f"invalid arguments for {tool}: " + "; ".join(problems)
 
 
-# -- helpers-----------------------------------------------------------------------------------
+# -- helpers -----------------------------------------------------------------------------------
 
 
 def _version() -> str:

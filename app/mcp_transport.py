@@ -12,13 +12,13 @@ import logging
 import sys
 from typing import TYPE_CHECKING, Any, Self
 
+from pydantic import ValidationError
+
 if TYPE_CHECKING:
     from mcp.shared._stream_protocols import ReadStream, WriteStream
     from mcp.shared.message import SessionMessage
 
 _log = logging.getLogger("librarian.mcp")
-
-# -- transport: parse errors answered, requests in flight finished ------------------------------
 
 #: How long requests still running when stdin closes may take to answer.
 DRAIN_SECONDS = 30.0
@@ -246,8 +246,6 @@ class Lines:
 
 
 def _is_bad_json(problem: Exception) -> bool:
-    from pydantic import ValidationError
-
     if not isinstance(problem, ValidationError):
         return isinstance(problem, ValueError)
     return any(e["type"] == "json_invalid" for e in problem.errors())
