@@ -1,5 +1,5 @@
 """The `librarian` console script: checks that `app`, `widgets` and `store` are one
-installation's packages before anything of them runs, then hands over to `app.cli`.
+installation's packages before anything of them runs, then hands over to `app.cli.main`.
 
 The three packages have generic names; with a user's folder on `sys.path` (`PYTHONPATH=.`,
 say) another `store` or `widgets` could be imported in place of ours. `find_spec` locates a
@@ -42,6 +42,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     hook = hook_main.parse(sys.argv[1:] if argv is None else argv)
     if hook is not None:  # Claude Code's hooks: the short import path
         return hook_main.run(*hook)
-    from app.cli import main as cli_main
+    from app.cli.main import main as cli_main
 
     return cli_main(argv)

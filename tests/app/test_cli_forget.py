@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from app.cli import build_parser, main
-from app.cli_forget import DECLINED, cmd_forget
+from app.cli.forget import DECLINED, cmd_forget
+from app.cli.main import build_parser, main
 from store.embed import FastEmbedder
 from store.library import Library
 from tests.store.test_forget import SECRET, story

@@ -1,5 +1,5 @@
 """`librarian graph [SKILL]`: a skill's dependencies and dependents as a tree, or the graph's
-problems; exit code 0 either way. Run in-process through `app.cli.main` over a real
+problems; exit code 0 either way. Run in-process through `app.cli.main.main` over a real
 library (scanned without the model)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from app.cli import main
+from app.cli.main import main
 from store.library import Library
 from tests.store.conftest import write_skill
 

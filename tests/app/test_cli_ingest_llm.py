@@ -13,8 +13,9 @@ from typing import Any
 
 import pytest
 
-from app.cli import CliError, build_parser, main
-from app.cli_sessions import DECLINED, cmd_ingest
+from app.cli.common import CliError
+from app.cli.main import build_parser, main
+from app.cli.sessions import DECLINED, cmd_ingest
 from store.embed import FastEmbedder
 from store.ingest.cold import PROMPT_VERSION
 from store.library import Library

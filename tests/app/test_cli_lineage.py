@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from app.cli import main
+from app.cli.main import main
 from store.embed import FastEmbedder
 from store.events import stepping_clock
 from store.library import Library

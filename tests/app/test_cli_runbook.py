@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from app.cli import build_parser
-from app.cli_runbook import PAUSED, cmd_retire
+from app.cli.main import build_parser
+from app.cli.runbook import PAUSED, cmd_retire
 from tests.app.test_cli import run
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from app.cli import main
+from app.cli.main import main
 from store.embed import FastEmbedder
 from store.library import Library
 from store.text import safe_json

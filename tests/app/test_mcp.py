@@ -33,7 +33,7 @@ from mcp.types import (
     Tool,
 )
 
-from app.mcp_server import LifecycleEvent
+from app.mcp_tools import LifecycleEvent
 from store.embed import FastEmbedder
 from store.events import iter_events
 from store.library import Library

@@ -15,7 +15,7 @@ from textual.command import CommandList, CommandPalette
 from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
-from app.cli import main
+from app.cli.main import main
 from app.factory import make_app
 from app.screens.review import ReviewScreen, TextPrompt
 from app.screenshots import paste, settle

@@ -115,7 +115,7 @@ def test_a_missing_library_prints_nothing_and_creates_nothing(tmp_path: Path) ->
 
 def test_the_hook_path_loads_no_model_numpy_or_ui(library: Path) -> None:
     code = (
-        "import sys; from app.cli import main;"
+        "import sys; from app.cli.main import main;"
         f" main(['--library', {str(library)!r}, 'hook', 'session-start']);"
         " heavy = ('numpy', 'fastembed', 'onnxruntime', 'textual', 'rich');"
         " print(sorted(m for m in heavy if m in sys.modules), file=sys.stderr)"

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from app.cli import main
+from app.cli.main import main
 from store.content import text_digest
 from store.db import Database
 from store.events import append, check_chain

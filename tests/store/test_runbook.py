@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from app.mcp_server import _Tools
+from app.mcp_tools import Tools
 from store.library import Library, LibraryError
 from store.lifecycle.runbook import RunbookError
 from store.lifecycle.status import TransitionError
@@ -170,7 +170,7 @@ def test_a_repaired_skill_re_enters_as_proposed_and_leaves_the_denylist(
 
 
 def test_quarantine_holds_in_suggest_mcp_and_the_session_start_hook(lib: Library) -> None:
-    tools = _Tools(lib)
+    tools = Tools(lib)
     for _ in range(3):
         lib.skill_event("rollout", "applied")
     with lib.db.read() as conn:

@@ -7,7 +7,17 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from app.cli import emit, open_library, say
+from app.cli.common import (
+    CliError,
+    Subcommands,
+    actions,
+    add_command,
+    ask,
+    emit,
+    open_library,
+    plain,
+    say,
+)
 from store.models import Run, StepPlan
 from store.text import one_line
 
@@ -15,12 +25,14 @@ from store.text import one_line
 PAUSED = 3
 
 
-def add_parsers(sub: Any, add: Any) -> None:
-    retire = add(
+def register(sub: Subcommands) -> None:
+    """Add `retire` and `runs`."""
+    retire = add_command(
         sub,
         "retire",
         "the retirement runbook for a skill: 7 recorded steps, resumable",
-        True,
+        cmd_retire,
+        json_flag=True,
     )
     retire.add_argument("skill")
     retire.add_argument("--reason", default="", help="why it is retired (needed to start)")
@@ -42,7 +54,14 @@ def add_parsers(sub: Any, add: Any) -> None:
     retire.add_argument(
         "--steps", type=int, default=7, help="stop after this step (e.g. 1: quarantine only)"
     )
-    runs = add(sub, "runs", "runbook runs: list, show one, or abandon an open one", True)
+    runs = add_command(
+        sub,
+        "runs",
+        "runbook runs: list, show one, or abandon an open one",
+        cmd_runs,
+        json_flag=True,
+        reads=actions("list", "show"),
+    )
     runs.add_argument("action", nargs="?", choices=["list", "show", "abandon"], default="list")
     runs.add_argument("run_id", nargs="?", metavar="RUN")
     runs.add_argument("--all", action="store_true", help="list done and abandoned runs too")
@@ -83,13 +102,6 @@ def run_text(run: Run) -> str:
     return "\n".join(lines)
 
 
-def _ask(question: str, read: Callable[[str], str]) -> str:
-    try:
-        return read(question).strip()
-    except EOFError:
-        return ""
-
-
 def cmd_retire(args: argparse.Namespace, read: Callable[[str], str] = input) -> int:
     """Run (or resume) the skill's runbook: show each step's plan, then do it."""
     interactive = not args.yes
@@ -102,7 +114,7 @@ def cmd_retire(args: argparse.Namespace, read: Callable[[str], str] = input) -> 
         if run is None:
             reason = args.reason
             if not reason and interactive:
-                reason = _ask("Why is it retired? ", read)
+                reason = ask("Why is it retired? ", read)
             run = library.start_run(args.skill, reason)
             say(f"started {run.run_id} for {one_line(run.skill_name, 80)}")
         else:
@@ -120,7 +132,7 @@ def cmd_retire(args: argparse.Namespace, read: Callable[[str], str] = input) -> 
             if plan.waiting:
                 return _paused(args, run, plan)
             if interactive:
-                choice = _ask("  do it? [y]es / [n]o, stop here (resume later) ", read).lower()
+                choice = ask("  do it? [y]es / [n]o, stop here (resume later) ", read).lower()
                 if choice not in ("y", "yes"):
                     return _paused(args, run, plan)
             run = library.run_step(run.run_id, plan.step, **inputs)
@@ -131,7 +143,7 @@ def cmd_retire(args: argparse.Namespace, read: Callable[[str], str] = input) -> 
 
 def _input_for(plan: StepPlan, read: Callable[[str], str]) -> dict[str, str]:
     if plan.name == "repair":
-        answer = _ask(
+        answer = ask(
             "  successor skill name, 'none' (no replacement), or enter to stop and repair"
             " SKILL.md first: ",
             read,
@@ -140,7 +152,7 @@ def _input_for(plan: StepPlan, read: Callable[[str], str]) -> dict[str, str]:
             return {"mode": "none"}
         return {"successor": answer} if answer else {}
     if plan.name == "incident":
-        answer = _ask("  regression case to test for (enter to stop): ", read)
+        answer = ask("  regression case to test for (enter to stop): ", read)
         return {"regression": answer} if answer else {}
     return {}
 
@@ -156,16 +168,12 @@ def _paused(args: argparse.Namespace, run: Run, plan: StepPlan) -> int:
 
 
 def _run_data(run: Run) -> dict[str, Any]:
-    from app import render
-
-    data: dict[str, Any] = render.plain(run)
+    data: dict[str, Any] = plain(run)
     data["next_step"] = run.next_step
     return data
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
-    from app.cli import CliError
-
     with open_library(args) as library:
         if args.action == "list":
             found = library.runs(status=None if args.all else "open")
@@ -184,6 +192,3 @@ def cmd_runs(args: argparse.Namespace) -> int:
             run = library.abandon_run(args.run_id, args.reason)
         emit(args, _run_data(run), run_text(run))
     return 0
-
-
-COMMANDS = {"retire": cmd_retire, "runs": cmd_runs}

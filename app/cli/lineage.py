@@ -5,9 +5,8 @@ SKILL.md diff between two versions."""
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
-from app.cli import emit, open_library
+from app.cli.common import Subcommands, add_command, emit, open_library, plain
 from store.models import Lineage, Provenance
 from store.text import neutralise, one_line
 
@@ -22,12 +21,15 @@ NODE_GLYPHS = {
 }
 
 
-def add_parsers(sub: Any, add: Any) -> None:
-    lineage = add(
+def register(sub: Subcommands) -> None:
+    """Add `lineage`."""
+    lineage = add_command(
         sub,
         "lineage",
         "a skill's versions, status history, provenance chain and events",
-        True,
+        cmd_lineage,
+        json_flag=True,
+        reads=True,
     )
     lineage.add_argument("skill", help="name, id or path")
     lineage.add_argument(
@@ -42,8 +44,6 @@ def add_parsers(sub: Any, add: Any) -> None:
 
 
 def cmd_lineage(args: argparse.Namespace) -> int:
-    from app import render
-
     with open_library(args) as library:
         if args.diff:
             a, b = args.diff
@@ -53,7 +53,7 @@ def cmd_lineage(args: argparse.Namespace) -> int:
         found = library.lineage(
             args.skill, events_limit=max(0, args.events), events_offset=max(0, args.offset)
         )
-    emit(args, render.plain(found), lineage_text(found))
+    emit(args, plain(found), lineage_text(found))
     return 0
 
 
@@ -62,8 +62,7 @@ def _diff(diff: str) -> str:
 
 
 def lineage_text(x: Lineage) -> str:
-    # Imported here: the rendering helpers bring Rich, which `librarian hook` must not load.
-    from widgets.lineage_text import event_summary, when
+    from widgets.lineage_text import event_summary, when  # Rich: `librarian hook` must not load it
 
     lines = [f"{one_line(x.name, 80)}  [{x.status}]  v{x.current_version}  id {x.skill_id}"]
     lines.append(f"  path: {one_line(x.fs_path, 200)}")
@@ -165,6 +164,3 @@ def _chain(x: Lineage, p: Provenance) -> list[str]:
         )
     lines.append(f"      → skill {one_line(x.name, 80)}  [{x.status}]  v{x.current_version}")
     return lines
-
-
-COMMANDS = {"lineage": cmd_lineage}

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from app.cli import CliError, emit, open_library
+from app.cli.common import CliError, Subcommands, add_command, ask, emit, open_library, plain
 from store.models import ForgetPlan, ForgetReport
 from store.text import one_line
 
@@ -18,12 +18,14 @@ DECLINED = 3
 SHOWN = 40
 
 
-def add_parsers(sub: Any, add: Any) -> None:
-    forget = add(
+def register(sub: Subcommands) -> None:
+    """Add `forget`."""
+    forget = add_command(
         sub,
         "forget",
         "erase a node, a session or a text from the library for good (audited)",
-        True,
+        cmd_forget,
+        json_flag=True,
     )
     forget.add_argument(
         "scope",
@@ -65,19 +67,12 @@ def cmd_forget(args: argparse.Namespace, read: Callable[[str], str] = input) -> 
             if args.json or (not sys.stdin.isatty() and read is input):
                 raise CliError("confirm with --yes (or look first with --dry-run)")
             print(plan_text(plan))
-            if _ask("erase all of this for good? [y/N] ", read).lower() not in ("y", "yes"):
+            if ask("erase all of this for good? [y/N] ", read).lower() not in ("y", "yes"):
                 print("nothing erased", file=sys.stderr)
                 return DECLINED
         report = library.forget(args.scope, args.target, reason=args.reason, **options)
     emit(args, _report_data(report), report_text(report))
     return 0
-
-
-def _ask(question: str, read: Callable[[str], str]) -> str:
-    try:
-        return read(question).strip()
-    except EOFError:
-        return ""
 
 
 def plan_text(plan: ForgetPlan) -> str:
@@ -146,17 +141,10 @@ def _ids(ids: tuple[str, ...]) -> str:
 
 
 def _plan_data(plan: ForgetPlan) -> dict[str, Any]:
-    from app import render
-
-    data: dict[str, Any] = render.plain(plan)
+    data: dict[str, Any] = plain(plan)
     return data
 
 
 def _report_data(report: ForgetReport) -> dict[str, Any]:
-    from app import render
-
-    data: dict[str, Any] = render.plain(report)
+    data: dict[str, Any] = plain(report)
     return data
-
-
-COMMANDS = {"forget": cmd_forget}
