@@ -160,6 +160,9 @@ _STATES = re.compile(
 )
 
 
+_FULL_STOP = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+
+
 def _diagnosis(message: TranscriptMessage | None) -> str:
     """The cause the agent states right after a failure ("The LiveView runs in a separate
     process that can't access the test sandbox."): the first of its first three sentences
@@ -169,7 +172,7 @@ def _diagnosis(message: TranscriptMessage | None) -> str:
     for count, (lo, hi) in enumerate(snippets.sentence_spans(message.text)):
         if count >= 3:
             break
-        clause = statements.clause(message.text[lo:hi])
+        clause = _FULL_STOP.split(statements.clause(message.text[lo:hi]), maxsplit=1)[0]
         if (
             20 <= len(clause) <= 220
             and not clause.endswith(("?", ":"))
@@ -375,9 +378,14 @@ def _slip(episode: Episode) -> str:
     after the failure ("" when it does not)."""
     for failure in episode.failures:
         said = failure.said_next.text[:400] if failure.said_next else ""
+        owned = _OWN_SLIP.search(said) if said else None
+        if owned is None:
+            continue
         # "My mistake: … `DROP INDEX CONCURRENTLY` can't run in a transaction" owns the slip
-        # but states a rule of the tool: that is a lesson all the same.
-        if said and _OWN_SLIP.search(said) and not _CONSTRAINT.search(said):
+        # but states a rule of the tool in the same sentence: a lesson all the same.
+        start = max(said.rfind(". ", 0, owned.start()) + 1, 0)
+        stop = said.find(". ", owned.end())
+        if not _CONSTRAINT.search(said[start : stop if stop >= 0 else len(said)]):
             return "a slip in code the agent had just written (it says so)"
     return ""
 
@@ -464,18 +472,26 @@ def solution(episode: Episode) -> Candidate | None:
     # tweaks; those count only when nothing else changed.
     failed_with = episode.failures[-1].result.text
     changes = _edit_changes(episode.changes, failed_with) + _install_changes(episode.changes)
-    if not changes:  # no edit, no install: the last project command run in between
+    if not changes:  # no edit, no install: the last project command run in between (a
+        # rollback, a deploy), unless it only looked (`kubectl get pods`) and the command
+        # itself changed (the pod name it found)
         changes = _last_command(episode.changes)
-    if not changes:
-        changes = _command_changes(first.command, success.command)
+        tweaked = _command_changes(first.command, success.command)
+        if tweaked and (not changes or _looks(episode.changes)):
+            changes = tweaked
     error = snippets.error_gist(failed_with)
     named = _ERROR_NAME.search(failed_with[error[0] : error[1]]) if error else None
     # The dead end beside it quotes the error; a solution names it only by its code or class.
     was = f" (it had failed with {named.group(0)})" if named else ""
     edits = sum(a.tool.name in EDIT_TOOLS for a in episode.changes)
+    installs = sum(_installs(a) for a in episode.changes)
     routine = "" if changes else "passed again with nothing changed in between"
-    if edits > _MANY_EDITS:
-        routine = f"{edits} edits in between: no one change to credit"
+    if edits + installs > 1:
+        # Which change fixed it is a guess; the agent's own account of the fix (a text
+        # node) or the dead end's stated cause says it better than a list of edits.
+        routine = f"{edits + installs} changes in between: which one fixed it is not clear"
+    if _told(episode):
+        routine = "ran what the error said to run"
     how = " after " + _join(changes) if changes else " on a rerun"
     summary = snippets.fit(f"{_call(success)} succeeds{how}{was}")
     begin = min([success.call.line_start, *(c.call.line_start for c in episode.changes)])
@@ -486,11 +502,6 @@ def solution(episode: Episode) -> Candidate | None:
         span[0] if span else 0, evidence or _call(success), CONFIDENCE, summary, begin,
         success.done.line_end, routine=routine,
     )  # fmt: skip
-
-
-#: More edits than this between the failure and the success: which one fixed it is a guess
-#: (the agent's own account of the fix, a text node, says it better).
-_MANY_EDITS = 6
 
 
 def _mechanics(action: Action) -> Candidate:
@@ -607,6 +618,20 @@ def _install_changes(changes: Sequence[Action]) -> list[str]:
         for a in changes
         if a.command and _installs(a)
     ][:2]
+
+
+#: Subcommands that only read (`kubectl get`, `git log`, `alembic heads`, `docker ps`).
+_READS = frozenset(
+    "get describe logs list ls show status top view inspect info explain version history"
+    " heads current ps images search diff".split()
+)
+
+
+def _looks(changes: Sequence[Action]) -> bool:
+    """Whether the last project command run in between only read something."""
+    ran = [a for a in changes if a.command]
+    words = snippets.main_stage(ran[-1].command).split() if ran else []
+    return bool(words) and (words[0] in ROUTINE_PROGRAMS or any(w in _READS for w in words[1:6]))
 
 
 def _last_command(changes: Sequence[Action]) -> list[str]:

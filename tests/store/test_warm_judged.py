@@ -184,7 +184,7 @@ def test_a_new_test_that_failed_until_the_code_changed_is_a_lesson() -> None:
     assert [n.suppressed for n in of_type(t.extract(), "DEAD_END")] == [""]
 
 
-def test_a_failure_that_said_what_to_run_is_answered_by_its_solution() -> None:
+def test_a_failure_that_said_what_to_run_and_running_it_teach_nothing() -> None:
     t = Transcript()
     hook = "Pre-commit validation failed:\n[FORMAT] Not formatted.\nRun 'mix format' to fix."
     t.run("Bash", hook, error=True, command='git commit -m "feat: x"')
@@ -193,7 +193,7 @@ def test_a_failure_that_said_what_to_run_is_answered_by_its_solution() -> None:
     result = t.extract()
     dead, fix = only(result, "DEAD_END"), only(result, "SOLUTION")
     assert dead.suppressed == "the error said to run `mix format`, and that fixed it"
-    assert not fix.suppressed
+    assert fix.suppressed == "ran what the error said to run"
     assert "after running `mix format`" in fix.summary
 
 
@@ -308,3 +308,29 @@ def test_a_slip_that_states_a_rule_of_the_tool_is_a_lesson() -> None:
     _edit(t, "/w/migrations/0189.py", "    op.drop_index(", "    with ctx.autocommit_block():")
     t.run("Bash", "3 passed", command="pytest tests/migrations -q")
     assert not [n for n in t.extract().nodes if n.strategy == "episode" and n.suppressed]
+
+
+def test_a_solution_with_several_changes_credits_none() -> None:
+    t = Transcript()
+    t.run(
+        "Bash", "E   ImportError: cannot import name 'Client'", error=True, command="pytest tests"
+    )
+    _edit(t, "/w/src/api.py", "from .client import Http", "from .client import Http as Client")
+    _edit(t, "/w/tests/conftest.py", "yield s", "yield s\n    s.close()")
+    t.run("Bash", "3 passed", command="pytest tests")
+    fix = only(t.extract(), "SOLUTION")
+    assert fix.suppressed == "2 changes in between: which one fixed it is not clear"
+
+
+def test_a_solution_after_looking_something_up_credits_the_changed_command() -> None:
+    t = Transcript()
+    t.run(
+        "Bash",
+        'Error from server (NotFound): pods "pg-0" not found',
+        error=True,
+        command="kubectl -n db logs pg-0 -c postgres",
+    )
+    t.run("Bash", "NAME  READY\npg-primary-0  1/1", command="kubectl -n db get pods")
+    t.run("Bash", "LOG: checkpoint starting", command="kubectl -n db logs pg-primary-0 -c postgres")
+    fix = only(t.extract(), "SOLUTION")
+    assert "after passing `pg-primary-0` instead of `pg-0`" in fix.summary
