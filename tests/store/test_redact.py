@@ -8,8 +8,7 @@ from hypothesis import strategies as st
 
 from store.ingest import redact as redact_module
 from store.ingest.redact import REDACTED, redact
-from store.skills import lint
-from store.skills.lint import secret_spans
+from store.skills.lint import secret, secret_spans
 from store.synthetic_secrets import secret_samples
 
 # Fake credentials are glued together at runtime so secret scanners don't see whole keys.
@@ -147,7 +146,7 @@ def test_secret_spans_of_a_key_block_are_its_body() -> None:
 
 def test_the_cheap_gate_lets_every_lint_secret_rule_through() -> None:
     # `redact` skips text holding none of its triggers; no lint rule may need another one.
-    for rule in (*lint._SECRET_RULES, *lint._ASSIGNMENT_RULES):
+    for rule in (*secret._SECRET_RULES, *secret._ASSIGNMENT_RULES):
         assert rule.triggers
         for trigger in rule.triggers:
             assert any(gate in trigger for gate in redact_module._TRIGGERS), trigger
