@@ -469,6 +469,28 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE patterns ADD COLUMN flaw TEXT NOT NULL DEFAULT '';
     """,
+    # 13: the team library (store/team/): this library's id and cursors (`team_state`), and
+    # the items it pushed to or pulled from the hub with their team status (`team_items`;
+    # `own` = staged by this library)
+    """
+    CREATE TABLE team_state(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE team_items(
+        item_id TEXT PRIMARY KEY,
+        kind TEXT NOT NULL,
+        own INTEGER NOT NULL,
+        origin TEXT NOT NULL,
+        author TEXT NOT NULL,
+        status TEXT NOT NULL,
+        decided_by TEXT NOT NULL DEFAULT '',
+        decided_at TEXT NOT NULL DEFAULT '',
+        project TEXT NOT NULL DEFAULT '',
+        scope TEXT NOT NULL DEFAULT '',
+        hub_id INTEGER NOT NULL DEFAULT 0,
+        conflicts INTEGER NOT NULL DEFAULT 0,
+        updated_at TEXT NOT NULL
+    );
+    CREATE INDEX team_items_status ON team_items(own, status);
+    """,
 )
 
 #: Tables rebuilt by replaying events; `verify` compares them with a scratch replay.
@@ -498,6 +520,8 @@ PROJECTION_TABLES: dict[str, str] = {
     "relation_proposals": "source_name, target_name",
     "redactions": "seq",
     "cold_extractions": "session_id",
+    "team_state": "key",
+    "team_items": "item_id",
 }
 
 

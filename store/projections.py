@@ -247,3 +247,4 @@ from store import (  # noqa: E402, F401
     proposal_projections,
     runbook_projections,
 )
+from store.team import projections as team_projections  # noqa: E402, F401

@@ -23,6 +23,7 @@ from app.cli import (
     runbook,
     sessions,
     skills,
+    team,
 )
 from app.cli.common import Command, run
 from store.text import neutralise
@@ -41,6 +42,7 @@ DOMAINS = (
     runbook,
     lineage,
     forget,
+    team,
 )
 
 

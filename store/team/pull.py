@@ -1,0 +1,209 @@
+"""`librarian team pull`: what the team approved, for this developer's projects and for the
+whole team, from the pull cursor, as local `team.received` events.
+
+Each page of hub events is stored in one local transaction together with the cursor that
+follows it (`team.pulled`), so a pull killed at any point (this process or the hub) keeps
+whole pages only and the next pull goes on after the last one. A row that fails the checks
+in `store.team.validate` is reported and skipped. Pulling again brings nothing and writes
+nothing: one round trip.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from store.content import store_text
+from store.ingest.redact import redact
+from store.projections import store_blob
+from store.team import hub as hub_api
+from store.team.connection import configured_hub, connect, describe, hub_errors
+from store.team.drafts import team_root
+from store.team.local import TeamDeps, ensure_library_id, projects, state, unpushed_items
+from store.team.validate import problem
+
+#: Hub events per page (one round trip, one local transaction).
+PAGE = 5000
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class PullReport:
+    """What a pull did."""
+
+    hub: str
+    library_id: str
+    events: int = 0
+    pages: int = 0
+    nodes: int = 0
+    drafts: int = 0
+    conflicts: int = 0
+    cursor: int = 0
+    round_trips: int = 0
+    seconds: float = 0.0
+    skipped: list[str] = field(default_factory=list)
+    #: Whether approved nodes changed here (consolidation should run).
+    nodes_changed: bool = False
+
+
+def pull(
+    deps: TeamDeps,
+    *,
+    page: int = PAGE,
+    full: bool = False,
+    progress: Progress | None = None,
+) -> PullReport:
+    """Pull everything new; `full` reads the hub from the start again (what this library
+    already has is skipped), e.g. after adding a project to `team.projects`."""
+    started = time.perf_counter()
+    conninfo = configured_hub(deps.config)
+    report = PullReport(describe(conninfo), ensure_library_id(deps, describe(conninfo)))
+    with deps.db.read() as conn:
+        current = state(conn)
+        wanted = projects(conn, deps.config)
+        unpushed = unpushed_items(conn)
+        seen = dict(conn.execute("SELECT item_id, hub_id FROM team_items").fetchall())
+    cursor = 0 if full else current.pull_cursor
+    root = team_root(deps.config)
+    hub = connect(conninfo)
+    try:
+        while True:
+            with hub_errors():
+                rows = hub_api.pull(hub, report.library_id, cursor, wanted, page)
+            report.round_trips += 1
+            if not rows:
+                break
+            cursor = _store_page(deps, rows, cursor, report, unpushed, seen, root)
+            report.pages += 1
+            if progress is not None:
+                progress(report.events, report.events + (page if len(rows) == page else 0))
+            if len(rows) < page:
+                break
+        if report.pages:
+            with hub_errors():
+                hub_api.pulled(hub, report.library_id)
+            report.round_trips += 1
+    finally:
+        hub.close()
+    report.cursor = max(cursor, current.pull_cursor)
+    report.seconds = round(time.perf_counter() - started, 3)
+    return report
+
+
+def _store_page(
+    deps: TeamDeps,
+    rows: list[dict[str, Any]],
+    cursor: int,
+    report: PullReport,
+    unpushed: set[str],
+    seen: dict[str, int],
+    root: Path,
+) -> int:
+    last = int(rows[-1]["id"])
+    stored = 0
+    with deps.db.write() as conn:
+        for row in rows:
+            why = problem(row)
+            if why is not None:
+                report.skipped.append(why)
+                continue
+            if int(row["id"]) <= int(seen.get(row["item_id"], 0)):
+                continue  # this library has it already (a full pull)
+            payload = _payload(conn, row, report.library_id, unpushed, root)
+            subject = ("node:" if row["item_kind"] == "node" else "draft:") + row["item_id"]
+            deps.append_event(conn, "team.received", subject, payload)
+            seen[row["item_id"]] = int(row["id"])
+            stored += 1
+            report.conflicts += 0 if row["applied"] else 1
+            if row["item_kind"] == "node":
+                report.nodes += 1
+                report.nodes_changed = report.nodes_changed or not payload["keep_local"]
+            else:
+                report.drafts += 1
+        if last > cursor:
+            deps.append_event(
+                conn,
+                "team.pulled",
+                "team",
+                {"from": cursor, "to": last, "events": stored, "skipped": len(rows) - stored},
+            )
+    report.events += stored
+    return max(last, cursor)
+
+
+def _payload(
+    conn: Any, row: dict[str, Any], library_id: str, unpushed: set[str], root: Path
+) -> dict[str, Any]:
+    item_id = row["item_id"]
+    owner = f"node:{item_id}" if row["item_kind"] == "node" else f"draft:{item_id}"
+    own = row["origin"] == library_id
+    body = row["body"]
+    values: dict[str, Any] = {}
+    for key in ("summary", "reason"):
+        if body.get(key):
+            values[key] = store_text(conn, owner, redact(body[key]))
+    if body.get("scope"):
+        values["scope"] = body["scope"]
+    payload: dict[str, Any] = {
+        "hub_id": int(row["id"]),
+        "gid": row["gid"],
+        "kind": row["kind"],
+        "item_id": item_id,
+        "item_kind": row["item_kind"],
+        "origin": row["origin"],
+        "own": own,
+        "author": row["author"],
+        "actor": row["actor"],
+        "at": row["at"].isoformat(timespec="microseconds"),
+        "applied": row["applied"],
+        "overruled_by": row["overruled_by"],
+        "status": row["status"],
+        "published": row["published"],
+        "scope": row["scope"],
+        "project": str(row["item_body"].get("project", "")),
+        "summary": store_text(conn, owner, redact(row["summary"])),
+        "reason": store_text(conn, owner, redact(row["reason"])),
+        "decided_by": row["decided_by"],
+        "decided_at": row["decided_at"].isoformat(timespec="microseconds")
+        if row["decided_at"]
+        else "",
+        "last_event": int(row["last_event"]),
+        "values": values,
+        "keep_local": own and item_id in unpushed,
+    }
+    item = row["item_body"]
+    if row["item_kind"] == "node" and not own:
+        payload["node"] = {
+            **{
+                k: item[k]
+                for k in (
+                    "session_id",
+                    "project",
+                    "type",
+                    "file",
+                    "line_start",
+                    "line_end",
+                    "confidence",
+                    "tier",
+                    "developer",
+                    "informativeness",
+                )
+            },
+            "evidence": store_text(conn, owner, redact(item.get("evidence", ""))),
+            "session_started_at": str(item.get("session_started_at", "")),
+            "created_at": str(item.get("created_at", "")),
+            "edges": item.get("edges", []),
+        }
+    elif row["item_kind"] == "draft" and not own:
+        payload["draft"] = {
+            "pattern_id": item["pattern_id"],
+            "name": item["name"],
+            "content_hash": store_blob(conn, redact(item["content"])),
+            "citations": item.get("citations", []),
+            "staged_at": payload["at"],
+            "path": str(root / item["name"] / "SKILL.md"),
+        }
+    return payload
