@@ -49,25 +49,18 @@ def _pushed(conn: sqlite3.Connection, event: Event) -> None:
     if p.get("user"):
         values["user"] = p["user"]
     _set_state(conn, values)
-    for item_id, kind, op, hub_id in p.get("items", []):
+    # The hub's ids of this library's own ops are not what it has *received*: the pull
+    # cursor and the base of the next change come from pulled events only.
+    for item_id, kind, op, _hub_id in p.get("items", []):
         row = conn.execute("SELECT status FROM team_items WHERE item_id=?", (item_id,)).fetchone()
         status = {"stage": "staged", "withdraw": "withdrawn"}.get(op) or (
             row[0] if row else "staged"
         )
         conn.execute(
-            "INSERT INTO team_items(item_id, kind, own, origin, author, status, hub_id,"
-            " updated_at) VALUES (?,?,1,?,?,?,?,?) ON CONFLICT(item_id) DO UPDATE SET"
-            " status=excluded.status, hub_id=max(team_items.hub_id, excluded.hub_id),"
-            " updated_at=excluded.updated_at",
-            (
-                item_id,
-                kind,
-                p.get("library_id", ""),
-                p.get("user", ""),
-                status,
-                int(hub_id),
-                event.ts,
-            ),
+            "INSERT INTO team_items(item_id, kind, own, origin, author, status, updated_at)"
+            " VALUES (?,?,1,?,?,?,?) ON CONFLICT(item_id) DO UPDATE SET"
+            " status=excluded.status, updated_at=excluded.updated_at",
+            (item_id, kind, p.get("library_id", ""), p.get("user", ""), status, event.ts),
         )
 
 

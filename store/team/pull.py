@@ -103,12 +103,13 @@ def _store_page(
     root: Path,
 ) -> int:
     last = int(rows[-1]["id"])
-    stored = 0
+    stored = malformed = 0
     with deps.db.write() as conn:
         for row in rows:
             why = problem(row)
             if why is not None:
                 report.skipped.append(why)
+                malformed += 1
                 continue
             if int(row["id"]) <= int(seen.get(row["item_id"], 0)):
                 continue  # this library has it already (a full pull)
@@ -128,7 +129,13 @@ def _store_page(
                 conn,
                 "team.pulled",
                 "team",
-                {"from": cursor, "to": last, "events": stored, "skipped": len(rows) - stored},
+                {
+                    "from": cursor,
+                    "to": last,
+                    "events": stored,
+                    "malformed": malformed,
+                    "known": len(rows) - stored - malformed,
+                },
             )
     report.events += stored
     return max(last, cursor)
