@@ -85,27 +85,32 @@ def state(conn: sqlite3.Connection) -> State:
     )
 
 
-def ensure_library_id(deps: TeamDeps, hub: str) -> str:
-    """This library's team id, made (a `team.joined` event) the first time it is needed."""
+def library_id_for(deps: TeamDeps) -> tuple[str, bool]:
+    """This library's team id, and whether it is recorded yet. A new one is only made up
+    here: `join` records it once the hub has answered, so that a failed first contact
+    changes nothing locally."""
     with deps.db.read() as conn:
         found = state(conn).library_id
-    if found:
-        return found
+    return (found, True) if found else (uuid.uuid4().hex, False)
+
+
+def join(deps: TeamDeps, library_id: str, hub: str) -> str:
+    """Record this library's team id (`team.joined`), unless one is recorded already."""
     with deps.db.write() as conn:
         found = state(conn).library_id
-        if not found:
-            found = uuid.uuid4().hex
-            deps.append_event(
-                conn,
-                "team.joined",
-                "team",
-                {
-                    "library_id": found,
-                    "hub": hub,
-                    "name": f"{deps.actor} on {socket.gethostname()}",
-                },
-            )
-    return found
+        if found:
+            return found
+        deps.append_event(
+            conn,
+            "team.joined",
+            "team",
+            {
+                "library_id": library_id,
+                "hub": hub,
+                "name": f"{deps.actor} on {socket.gethostname()}",
+            },
+        )
+    return library_id
 
 
 def projects(conn: sqlite3.Connection, config: Config) -> list[str]:

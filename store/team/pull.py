@@ -22,7 +22,7 @@ from store.projections import store_blob
 from store.team import hub as hub_api
 from store.team.connection import configured_hub, connect, describe, hub_errors
 from store.team.drafts import team_root
-from store.team.local import TeamDeps, ensure_library_id, projects, state, unpushed_items
+from store.team.local import TeamDeps, join, library_id_for, projects, state, unpushed_items
 from store.team.validate import problem
 
 #: Hub events per page (one round trip, one local transaction).
@@ -60,7 +60,8 @@ def pull(
     already has is skipped), e.g. after adding a project to `team.projects`."""
     started = time.perf_counter()
     conninfo = configured_hub(deps.config)
-    report = PullReport(describe(conninfo), ensure_library_id(deps, describe(conninfo)))
+    library_id, joined = library_id_for(deps)
+    report = PullReport(describe(conninfo), library_id)
     with deps.db.read() as conn:
         current = state(conn)
         wanted = projects(conn, deps.config)
@@ -76,6 +77,9 @@ def pull(
             report.round_trips += 1
             if not rows:
                 break
+            if not joined:  # the first thing pulled: record the id this library pulls as
+                join(deps, library_id, report.hub)
+                joined = True
             cursor = _store_page(deps, rows, cursor, report, unpushed, seen, root)
             report.pages += 1
             if progress is not None:

@@ -18,7 +18,7 @@ from store.chain_head import hash_at, tip
 from store.team import hub as hub_api
 from store.team.connection import configured_hub, connect, describe, hub_errors
 from store.team.errors import TeamError
-from store.team.local import Queue, TeamDeps, ensure_library_id, queue, state
+from store.team.local import Queue, TeamDeps, join, library_id_for, queue, state
 
 #: Ops per hub transaction.
 BATCH = 500
@@ -56,7 +56,7 @@ def push(
     started = time.perf_counter()
     conninfo = configured_hub(deps.config)
     where = describe(conninfo)
-    library_id = ensure_library_id(deps, where)
+    library_id, joined = library_id_for(deps)
     with deps.db.read() as conn:
         cursor = state(conn).push_seq
         todo = queue(conn, library_id, cursor)
@@ -66,6 +66,8 @@ def push(
         with hub_errors():
             greeting = hub_api.hello(hub, library_id, deps.actor, (head.events, head.hash))
         _check_history(deps, greeting)
+        if not joined:  # the hub registered it: from now on this library is a member
+            join(deps, library_id, where)
         user = str(greeting.get("user", ""))
         anchored = head.events if greeting.get("anchored") else 0
         tally = _send(deps, hub, library_id, user, todo, batch, anchored, progress)

@@ -11,9 +11,9 @@ import pytest
 
 from store.library import Library
 from store.team import server
+from store.team.errors import TeamError
 from store.team.push import push
 from store.team.review import TeamQueue
-from store.team.errors import TeamError
 from tests.team.conftest import Hub
 from tests.team.helpers import developer
 
