@@ -203,7 +203,7 @@ def test_a_hub_killed_between_batches_keeps_whole_batches_and_the_push_resumes(
         if done == 500:
             server.stop(own_hub.server.folder, immediate=True)
 
-    with pytest.raises(HubUnavailable, match="went away|unreachable"):
+    with pytest.raises(HubUnavailable, match=r"went away|unreachable"):
         push(alice, batch=500, progress=kill_after_first)
     server.start(own_hub.server.folder, durable=False)
     assert hub_events(own_hub) == 500  # the first batch, whole; nothing of the second
