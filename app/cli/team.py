@@ -87,6 +87,9 @@ def register(sub: Subcommands) -> None:
         "--status", default="pending", choices=["pending", "approved", "rejected", "all"]
     )
     review.add_argument("--limit", type=int, default=50)
+    review.add_argument(
+        "--drafts", action="store_true", help="list SKILL.md drafts instead of nodes"
+    )
 
 
 def cmd_team(args: argparse.Namespace) -> int:
@@ -338,7 +341,7 @@ def _review(args: argparse.Namespace) -> int:
     from store.team.connection import configured_hub
     from store.team.review import TeamQueue
 
-    queue = TeamQueue(configured_hub(_config(args)))
+    queue = TeamQueue(configured_hub(_config(args)), kind="draft" if args.drafts else "node")
     try:
         if args.action == "list":
             status = None if args.status == "all" else args.status

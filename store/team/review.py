@@ -54,8 +54,10 @@ class DecisionOverruled(TeamError):
 class TeamQueue:
     """The hub's staged nodes, read and decided as a review queue."""
 
-    def __init__(self, conninfo: str) -> None:
+    def __init__(self, conninfo: str, *, kind: str = "node") -> None:
+        """`kind`: the items listed, `node` (the review screen) or `draft` (SKILL.md drafts)."""
         self.conninfo = conninfo
+        self.kind = kind
         self.where = describe(conninfo)
         self._conn: Conn | None = None
         self._lock = threading.Lock()
@@ -231,8 +233,8 @@ class TeamQueue:
         session: str | None,
         text: str,
     ) -> tuple[str, list[Any]]:
-        clauses = ["i.kind = 'node'", "librarian.schema_version() >= %s"]
-        params: list[Any] = [HUB_SCHEMA]
+        clauses = ["i.kind = %s", "librarian.schema_version() >= %s"]
+        params: list[Any] = [self.kind, HUB_SCHEMA]
         if status:
             clauses.append("i.status = ANY(%s)")
             params.append(list(STATUSES.get(status, (status,))))
@@ -266,7 +268,7 @@ class TeamQueue:
             project=str(r[5]),
             type=str(r[7]),
             summary=str(r[8]),
-            evidence=str(body.get("evidence", "")),
+            evidence=str(body.get("evidence", body.get("content", ""))),
             file=str(body.get("file", "")),
             line_start=_int(body.get("line_start")),
             line_end=_int(body.get("line_end")),
