@@ -36,6 +36,7 @@ from app.screens.review import ReviewScreen
 from app.screens.runbook import RunbookScreen
 from app.screens.sessions import SessionsScreen
 from app.screens.skills import SkillsScreen
+from app.screens.team import TeamScreen
 from store.embed import EmbeddingError
 from store.library import Library
 from store.models import Node
@@ -52,6 +53,7 @@ VIEWS: tuple[tuple[str, str, str], ...] = (
     ("6", "patterns", "Patterns"),
     ("7", "lineage", "Lineage"),
     ("8", "runbook", "Runbook"),
+    ("9", "team", "Team"),
 )
 
 
@@ -122,6 +124,7 @@ class LibrarianApp(App[int]):
         self.install_screen(PatternsScreen(self.library), "patterns")
         self.install_screen(LineageScreen(self.library), "lineage")
         self.install_screen(RunbookScreen(self.library), "runbook")
+        self.install_screen(TeamScreen(self.library), "team")
         self.choose_first_screen()
         if self.library.read_only:
             self.sub_title = "read-only"

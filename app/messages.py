@@ -23,6 +23,7 @@ from store.models import (
     SkillSummary,
     Suggestion,
 )
+from store.models.team import TeamStatus
 
 
 @dataclass
@@ -246,3 +247,35 @@ class ProposalFailed(Message):
     action: str
     pair: tuple[str, str]
     error: str  # empty when the failure is reported as a worker error
+
+
+# -- the team hub ------------------------------------------------------------------------------
+
+
+@dataclass
+class TeamStatusLoaded(Message):
+    """Where this library stands with its hub."""
+
+    status: TeamStatus
+
+
+class TeamProgress(Message):
+    """How far a running push or pull is; a newer one replaces an older one still queued."""
+
+    def __init__(self, verb: str, done: int, total: int) -> None:
+        super().__init__()
+        self.verb = verb
+        self.done = done
+        self.total = total
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, TeamProgress)
+
+
+@dataclass
+class TeamSyncFinished(Message):
+    """A push, pull or verify ended: what it says, and whether it went well."""
+
+    verb: str
+    lines: tuple[str, ...]
+    ok: bool

@@ -30,7 +30,8 @@ from store.text import one_line
 if TYPE_CHECKING:
     from store.library import Library
     from store.models import Node
-    from store.team.status import TeamStatus, TeamVerifyReport
+    from store.models.team import TeamStatus
+    from store.team.status import TeamVerifyReport
 
 #: Team commands that leave the library as it is (the others write, or do not open it).
 READS = ("status", "verify", "review")
@@ -87,9 +88,14 @@ def register(sub: Subcommands) -> None:
         "--status", default="pending", choices=["pending", "approved", "rejected", "all"]
     )
     review.add_argument("--limit", type=int, default=50)
+    review.add_argument("--drafts", action="store_true", help="SKILL.md drafts instead of nodes")
     review.add_argument(
-        "--drafts", action="store_true", help="list SKILL.md drafts instead of nodes"
+        "--all", action="store_true", help="decide every item waiting for you (up to --limit)"
     )
+    for parser in commands.choices.values():  # `team ACTION --json` as well as `team --json`
+        parser.add_argument(
+            "--json", action="store_true", default=argparse.SUPPRESS, help="machine-readable"
+        )
 
 
 def cmd_team(args: argparse.Namespace) -> int:
@@ -219,14 +225,7 @@ def _push(args: argparse.Namespace) -> int:
 
     with open_library(args) as library:
         report = push(library, progress=_progress(args, "pushed"))
-    if report.queued_events == 0:
-        text = f"nothing new to push to {report.hub}"
-    else:
-        text = (
-            f"pushed {report.ops} change(s) in {report.batches} batch(es) to {report.hub} as"
-            f" {report.user}: {report.applied} new, {report.duplicates} already there,"
-            f" {report.overruled} overruled, {report.skipped} skipped ({report.seconds:.2f} s)"
-        )
+    text = report.describe()
     emit(args, asdict(report), text)
     return 0
 
@@ -246,14 +245,8 @@ def _pull(args: argparse.Namespace) -> int:
     data = {**asdict(report), "installed": installed, "install_problems": problems}
     if consolidated is not None:
         data["consolidation"] = asdict(consolidated)
-    if not report.events and not installed:
-        text = f"nothing new from {report.hub}"
-    else:
-        text = (
-            f"pulled {report.events} event(s) from {report.hub}: {report.nodes} on nodes,"
-            f" {report.drafts} on drafts, {report.conflicts} overruled"
-            f" ({report.seconds:.2f} s)"
-        )
+    text = report.describe()
+    if report.events or installed:
         if consolidated is not None:
             text += f"\nconsolidated: {consolidated.patterns} patterns ({consolidated.created} new)"
         if installed:
@@ -325,13 +318,7 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def verify_text(report: TeamVerifyReport) -> str:
-    lines = [f"team verify against {report.hub}"]
-    for check in report.checks:
-        mark = "ok  " if check["ok"] else "FAIL"
-        lines.append(f"  {mark} {check['name']}: {check['detail']}")
-        lines += [f"       {one_line(p, 200)}" for p in check["problems"]]
-    lines.append("all checks passed" if report.ok else "problems found")
-    return "\n".join(lines)
+    return "\n".join(report.lines())
 
 
 # -- team review -------------------------------------------------------------------------------
@@ -349,8 +336,13 @@ def _review(args: argparse.Namespace) -> int:
             total = queue.node_count(status=status)
             emit(args, [asdict(n) for n in nodes], _list_text(nodes, total, args.status))
             return 0
+        if args.all and args.action != "show":
+            args.ids = [n.node_id for n in queue.nodes(status="pending", limit=args.limit)]
+            if not args.ids:
+                emit(args, [], "nothing is waiting for you")
+                return 0
         if not args.ids:
-            raise CliError(f"team review {args.action} needs an ID")
+            raise CliError(f"team review {args.action} needs an ID (or --all)")
         if args.action == "show":
             node = queue.node(args.ids[0])
             history = queue.history(node.node_id)

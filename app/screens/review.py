@@ -61,6 +61,8 @@ from store.models import (
     RelationProposal,
     SharedSession,
 )
+from store.team.connection import configured_hub
+from store.team.review import TeamQueue
 from store.text import neutralise, one_line
 from widgets.draft_detail import DraftDetailView
 from widgets.draft_table import DraftTable
@@ -309,6 +311,15 @@ class ReviewScreen(LibrarianScreen):
             id="review.relations",
             tooltip="Switch between pending nodes and relations proposed from co-usage",
         ),
+        Binding(
+            "T",
+            "toggle_source",
+            "Mine/team",
+            show=False,
+            id="review.source",
+            tooltip="Switch the queue between your library (mine) and the team hub's staged"
+            " items (team)",
+        ),
     ]
 
     def __init__(self, library: Library) -> None:
@@ -333,6 +344,13 @@ class ReviewScreen(LibrarianScreen):
         self._draft_checks: dict[str, GraduationCheck] = {}
         self._proposals: list[RelationProposal] = []
         self._shared: dict[tuple[str, str], list[SharedSession]] = {}
+        #: The team hub's queue while the source is "team" (None: this library's own).
+        self._team: TeamQueue | None = None
+
+    @property
+    def source(self) -> Library | TeamQueue:
+        """Where the node list is read and decided: this library, or the team hub."""
+        return self._team if self._team is not None else self.library
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -395,45 +413,45 @@ class ReviewScreen(LibrarianScreen):
         is read; the screen asks for the rest once it is drawn (10,000 rows take ~0.1-0.3 s
         to read, and the reading thread would slow that first frame down)."""
         worker = get_current_worker()
-        rows = self.library.nodes(**filters, limit=FIRST_PAGE if first_page else MAX_ROWS)
+        rows = self.source.nodes(**filters, limit=FIRST_PAGE if first_page else MAX_ROWS)
         complete = len(rows) < (FIRST_PAGE if first_page else MAX_ROWS)
         total = len(rows)
         if not complete:
             counted = {k: v for k, v in filters.items() if k not in ("order", "by_session")}
-            total = self.library.node_count(**counted)
-        sessions = self.library.session_starts() if filters["by_session"] else None
+            total = self.source.node_count(**counted)
+        sessions = self.source.session_starts() if filters["by_session"] else None
         if worker.is_cancelled:  # a newer filter won: drop stale rows
             return
         done = complete or not first_page
         self.post_message(NodesLoaded(rows, total, focus, complete=done, sessions=sessions))
         if first_page and rows:  # the cursor starts on the first row: its transcript too
             first = rows[0]
-            self.post_message(NodeContextLoaded(first.node_id, self.library.node_context(first)))
+            self.post_message(NodeContextLoaded(first.node_id, self.source.node_context(first)))
 
     @work(thread=True, exclusive=True, group="review-context", exit_on_error=False)
     def load_context(self, nodes: list[Node]) -> None:
         """The transcript around each node (the first is shown, the rest are prefetched)."""
         for node in nodes:
-            messages = self.library.node_context(node)
+            messages = self.source.node_context(node)
             if get_current_worker().is_cancelled:
                 return
             self.post_message(NodeContextLoaded(node.node_id, messages))
 
     @work(thread=True, exclusive=True, group="review-counts", exit_on_error=False)
     def load_counts(self) -> None:
-        counts = self.library.queue_counts()
+        counts = self.source.queue_counts()
         if not get_current_worker().is_cancelled:
             self.post_message(QueueCountsLoaded(counts))
 
     @work(thread=True, exclusive=True, group="review-projects", exit_on_error=False)
     def load_projects(self) -> None:
-        self.post_message(ProjectsLoaded(self.library.projects()))
+        self.post_message(ProjectsLoaded(self.source.projects()))
 
     @work(thread=True, group="review-write", exit_on_error=False)
     def write_decision(self, action: str, node_ids: list[str], values: dict[str, str]) -> None:
         # Not exclusive: every decision is written (the store serialises them).
         try:
-            nodes = self.library.review(action, node_ids, **values)
+            nodes = self.source.review(action, node_ids, **values)
         except LibrarianError as exc:
             self.post_message(DecisionFailed(action, node_ids, str(exc)))
             return
@@ -496,7 +514,7 @@ class ReviewScreen(LibrarianScreen):
     @work(thread=True, group="review-write", exit_on_error=False)
     def write_undo(self) -> None:
         try:
-            nodes = self.library.undo_review()
+            nodes = self.source.undo_review()
         except LibrarianError as exc:
             self.post_message(DecisionFailed("undo", [], str(exc)))
             return
@@ -760,7 +778,9 @@ class ReviewScreen(LibrarianScreen):
         if action in ("approve", "reject", "scope", "edit", "skip"):
             return True if self.query_one(NodeTable).current is not None else None
         if action == "promote":
-            return True if self._promotable() else None
+            return True if self._promotable() and self._team is None else None
+        if action == "undo":  # decisions in the hub are history: decided again, not undone
+            return True if self._team is None else None
         return True
 
     def action_approve(self) -> None:
@@ -987,6 +1007,33 @@ class ReviewScreen(LibrarianScreen):
 
     def current_proposal(self) -> RelationProposal | None:
         return self.query_one(ProposalTable).current
+
+    def action_toggle_source(self) -> None:
+        """Mine ⇄ team: the node list comes from this library or from the team hub."""
+        if self._team is not None:
+            self._team.close()
+            self._team = None
+        else:
+            try:
+                self._team = TeamQueue(configured_hub(self.library.config))
+            except LibrarianError as exc:
+                self.notify(str(exc), severity="warning", timeout=8, markup=False)
+                return
+        self.sub_title = (
+            f"Review queue · team ({self._team.where})" if self._team else SUBTITLES["nodes"]
+        )
+        if self._mode != "nodes":
+            self._set_mode("nodes")
+        self._projects_asked = False
+        self._contexts.clear()
+        self.query_one(NodeTable).set_rows([])
+        self.reload()
+        self.load_counts()
+        self.refresh_bindings()
+
+    def on_unmount(self) -> None:
+        if self._team is not None:
+            self._team.close()
 
     def action_toggle_drafts(self) -> None:
         self._set_mode("nodes" if self._mode == "drafts" else "drafts")
@@ -1231,8 +1278,12 @@ class ReviewScreen(LibrarianScreen):
             return
         table = self.query_one(NodeTable)
         text = Text()
+        if self._team is not None:
+            text.append("team ", style="bold reverse")
+            text.append(" ")
         if self._counts is not None:
-            text.append(f"{self._counts.pending:,} pending", style="bold")
+            waiting = "waiting for you" if self._team is not None else "pending"
+            text.append(f"{self._counts.pending:,} {waiting}", style="bold")
             if self._counts.suppressed:
                 text.append_text(self._suppressed_status(self._counts.suppressed))
             text.append(f" · {self._counts.decided_today:,} decided today")

@@ -27,8 +27,10 @@ every version.
 
 from __future__ import annotations
 
+from store.models.team import CLIENT_SCHEMA
+
 #: The hub schema this librarian writes and reads.
-HUB_SCHEMA = 1
+HUB_SCHEMA = CLIENT_SCHEMA
 #: Raised by the hub's functions: the client is older than the hub allows.
 TOO_OLD = "LB001"
 #: Raised by the hub's functions: a refused request (permission, state, bad value).

@@ -48,6 +48,15 @@ class PullReport:
     #: Whether approved nodes changed here (consolidation should run).
     nodes_changed: bool = False
 
+    def describe(self) -> str:
+        """One line saying what happened."""
+        if not self.events:
+            return f"nothing new from {self.hub}"
+        return (
+            f"pulled {self.events} event(s) from {self.hub}: {self.nodes} on nodes,"
+            f" {self.drafts} on drafts, {self.conflicts} overruled ({self.seconds:.2f} s)"
+        )
+
 
 def pull(
     deps: TeamDeps,

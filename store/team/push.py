@@ -44,6 +44,16 @@ class PushReport:
     round_trips: int
     seconds: float
 
+    def describe(self) -> str:
+        """One line saying what happened."""
+        if self.queued_events == 0:
+            return f"nothing new to push to {self.hub}"
+        return (
+            f"pushed {self.ops} change(s) in {self.batches} batch(es) to {self.hub} as"
+            f" {self.user}: {self.applied} new, {self.duplicates} already there,"
+            f" {self.overruled} overruled, {self.skipped} skipped ({self.seconds:.2f} s)"
+        )
+
 
 def push(
     deps: TeamDeps,

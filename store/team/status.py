@@ -3,52 +3,16 @@
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 from store.chain_head import hash_at, tip
+from store.models.team import TeamStatus
 from store.team import hub as hub_api
 from store.team.connection import configured_hub, connect, describe, hub_errors
 from store.team.errors import TeamError, TeamNotConfigured
-from store.team.hub_schema import HUB_SCHEMA
 from store.team.local import TeamDeps, queue_size, state
-
-
-@dataclass(frozen=True)
-class TeamStatus:
-    """Where this library stands with its hub (plain data for the Team screen)."""
-
-    configured: bool
-    hub: str = ""
-    reachable: bool = False
-    problem: str = ""
-    user: str = ""
-    reviewer: bool = False
-    library_id: str = ""
-    hub_schema: int = 0
-    client_schema: int = HUB_SCHEMA
-    #: Local: events waiting to be pushed, the cursors, and when they last moved.
-    queued: int = 0
-    push_seq: int = 0
-    pushed_at: str = ""
-    pull_cursor: int = 0
-    pulled_at: str = ""
-    #: Team items here: own ones by team status, and those pulled from others.
-    own: dict[str, int] = field(default_factory=dict)
-    received: int = 0
-    conflicts: int = 0
-    #: From the hub.
-    waiting_for_me: int = 0
-    staged: int = 0
-    hub_events: int = 0
-    libraries: int = 0
-    behind: int = 0
-    mine_in_hub: dict[str, int] = field(default_factory=dict)
-    anchored: int = 0
-    milliseconds: float = 0.0
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+from store.text import one_line
 
 
 def team_status(deps: TeamDeps) -> TeamStatus:
@@ -124,6 +88,16 @@ class TeamVerifyReport:
 
     def as_dict(self) -> dict[str, Any]:
         return {"hub": self.hub, "ok": self.ok, "checks": self.checks}
+
+    def lines(self) -> list[str]:
+        """The report as text lines."""
+        found = [f"team verify against {self.hub}"]
+        for check in self.checks:
+            mark = "ok  " if check["ok"] else "FAIL"
+            found.append(f"  {mark} {check['name']}: {check['detail']}")
+            found += [f"       {one_line(p, 200)}" for p in check["problems"]]
+        found.append("all checks passed" if self.ok else "problems found")
+        return found
 
 
 def team_verify(deps: TeamDeps) -> TeamVerifyReport:
