@@ -25,6 +25,7 @@ from typing import Any
 import psycopg
 import pytest
 
+from store.embed import FastEmbedder
 from store.events import stepping_clock
 from store.library import Library
 from store.team import hub as hub_api
@@ -104,3 +105,9 @@ def team_library(tmp_path: Path, hub: Hub) -> Iterator[Callable[..., Library]]:
     yield factory
     for library in opened:
         library.close()
+
+
+@pytest.fixture(scope="session")
+def model(_embedder: FastEmbedder) -> FastEmbedder:
+    """The real local embedding model, shared with every other test."""
+    return _embedder

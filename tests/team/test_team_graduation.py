@@ -54,10 +54,10 @@ def decide_all(hub: Hub, reviewer: str, kind: str = "node") -> None:
 
 
 def test_a_team_pattern_graduates_from_two_developers_sessions(
-    hub: Hub, team_library: Callable[..., Library], _embedder: FastEmbedder
+    hub: Hub, team_library: Callable[..., Library], model: FastEmbedder
 ) -> None:
-    alice = team_library("alice", "alice", embedder=_embedder)
-    bob = team_library("bob", "bob", embedder=_embedder)
+    alice = team_library("alice", "alice", embedder=model)
+    bob = team_library("bob", "bob", embedder=model)
     pool_session(alice, "a", "/w/api", 10, 0)
     pool_session(bob, "b", "/w/billing", 12, 1)
 
