@@ -142,6 +142,39 @@ SCREEN_KEYS = ("down", "down", "down", "up", "pagedown", "home")
 SCREEN_TIMEOUT = 60.0
 
 
+async def measure_team_review(library_dir: Path) -> dict[str, Any]:
+    """The review queue on the team source (the hub's staged items): seconds from process
+    start, and from the switch key, until its first rows are drawn and keys are answered."""
+    from app.factory import make_app
+    from app.screens.review import ReviewScreen
+    from store.library import Library
+    from widgets.node_table import NodeTable
+
+    with Library(library_dir) as library:
+        app = make_app(library, watch=False, warm=False)
+        async with app.run_test(size=(160, 48)) as pilot:
+            await app.action_view("review")
+            screen = app.screen
+            assert isinstance(screen, ReviewScreen)
+            await app.workers.wait_for_complete()  # the screen is up: now the reviewer asks
+            switched = time.perf_counter()
+            screen.action_toggle_source()
+            table = screen.query_one(NodeTable)
+            while not table.rows:
+                await pilot.pause(0.01)
+            ready = time.perf_counter()
+            keys = await keys_ms(pilot)
+            await app.workers.wait_for_complete()
+            rows = len(table.rows)
+    return {
+        "interactive_seconds": round(ready - switched, 3),
+        "from_start_seconds": round(ready - STARTED, 3),
+        "rows": rows,
+        "key_ms_pilot": keys,
+        "peak_rss_mb": peak_rss_mb(),
+    }
+
+
 async def measure_screen(library_dir: Path, mode: str, now: str = "") -> dict[str, Any]:
     """Seconds from `action_view(mode)` until the screen says it is `loaded` (first data
     drawn, keys answered), in an app whose first screen has settled (as when a person
@@ -183,7 +216,9 @@ async def _open_screen(app: Any, mode: str, result: dict[str, Any]) -> None:
 
 
 if __name__ == "__main__":
-    if sys.argv[1] == "--review":
+    if sys.argv[1] == "--team-review":
+        print(json.dumps(asyncio.run(measure_team_review(Path(sys.argv[2])))))
+    elif sys.argv[1] == "--review":
         print(json.dumps(asyncio.run(measure_review(Path(sys.argv[2])))))
     elif sys.argv[1] == "--screen":
         now = sys.argv[4] if len(sys.argv) > 4 else ""

@@ -75,6 +75,14 @@ BUDGETS: dict[tuple[str, str], float] = {
     ("secrets", "recall"): 0.95,  # of the generated formats (a floor)
     ("secrets", "corpus_false_positives"): 0,
     ("secrets", "mb_per_second"): 20.0,  # `redact` alone: well above the ingest floor (a floor)
+    # issue 13: the team hub (embedded PostgreSQL), see store/team/bench.py
+    ("team", "push_seconds"): 10.0,
+    ("team", "pull_seconds"): 30.0,
+    ("team", "pull_peak_rss_mb"): 1024,
+    ("team", "review_interactive_seconds"): 1.0,
+    ("team", "status_ms"): 300.0,
+    ("team", "push_again_round_trips"): 1,
+    ("team", "pull_again_round_trips"): 1,
 }
 #: Fields that are floors whatever their name (quality shares: more is better).
 FLOORS = frozenset({"precision", "coverage"})
@@ -148,6 +156,7 @@ def run_bench(
         "lifecycle": lambda: _bench_lifecycle(work, sizes["lifecycle"]),
         "quality": lambda: _bench_quality(work),
         "secrets": lambda: _bench_secrets(work),
+        "team": lambda: _bench_team(work, quick),
     }
     results: dict[str, Any] = {
         "machine": {
@@ -501,6 +510,13 @@ def _bench_review(work: Path, count: int) -> dict[str, Any]:
         return _json_from([*own_module("app.bench_app"), "--review", str(copy)], timeout=600)
     finally:
         shutil.rmtree(copy, ignore_errors=True)
+
+
+def _bench_team(work: Path, quick: bool) -> dict[str, Any]:
+    """Issue 13: push, pull, the team review queue and status on an embedded hub."""
+    from store.team.bench import run  # psycopg and the embedded server: only this phase
+
+    return run(work, quick)
 
 
 def _corpus() -> Path:

@@ -61,7 +61,7 @@ from store.models import (
     RelationProposal,
     SharedSession,
 )
-from store.team.connection import configured_hub
+from store.team.connection import configured_hub, warm
 from store.team.review import TeamQueue
 from store.text import neutralise, one_line
 from widgets.draft_detail import DraftDetailView
@@ -393,6 +393,13 @@ class ReviewScreen(LibrarianScreen):
         self.bindings_updated_signal.subscribe(self, self._bindings_changed)
         self.reload()
         self.load_counts()
+        if self.library.config.get("team.hub"):
+            self.warm_team()
+
+    @work(thread=True, exclusive=True, group="review-team-warm", exit_on_error=False)
+    def warm_team(self) -> None:
+        """Team mode is set up: load its driver now, so the switch (T) answers at once."""
+        warm()
 
     def _bindings_changed(self, _screen: object) -> None:
         kept_out = self._counts is not None and self._counts.suppressed

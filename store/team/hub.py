@@ -67,6 +67,11 @@ def schema_of(conn: Conn) -> int:
     return int(found[0]) if found else 0
 
 
+def init_roles(conn: Conn) -> None:
+    """The team's group roles (cluster-wide), before any member is added."""
+    conn.execute(ROLES_SQL)
+
+
 def init(conn: Conn) -> InitReport:
     """Create or upgrade the hub's schema and roles (needs a role that may create roles and
     schemas). Each migration is one transaction; a hub newer than this librarian is left as

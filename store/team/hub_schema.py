@@ -104,6 +104,7 @@ CREATE TABLE librarian.events(
     hash text NOT NULL UNIQUE
 );
 CREATE INDEX events_item ON librarian.events(item_id, id);
+CREATE INDEX events_actor ON librarian.events(actor, at);
 
 CREATE TABLE librarian.items(
     item_id text PRIMARY KEY,
@@ -127,6 +128,7 @@ CREATE TABLE librarian.items(
 );
 CREATE INDEX items_queue ON librarian.items(status, rank DESC, staged_at, item_id);
 CREATE INDEX items_library ON librarian.items(library_id, status);
+CREATE INDEX items_waiting ON librarian.items(status, author);
 
 -- History is append-only, for the owner too.
 CREATE FUNCTION librarian.refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$

@@ -152,19 +152,17 @@ class TeamQueue:
         return [str(r[0]) for r in rows]
 
     def queue_counts(self) -> QueueCounts:
-        """Waiting for me, and what I decided since midnight (UTC)."""
+        """Waiting for me, and what I decided since midnight (UTC); two index lookups."""
         midnight = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
         rows = self._run(
-            "SELECT count(*) FILTER (WHERE i.status='staged' AND i.author <> session_user),"
-            " count(*) FILTER (WHERE i.status='approved'),"
-            " count(*) FILTER (WHERE i.status IN ('rejected', 'withdrawn')),"
+            "SELECT (SELECT count(*) FROM librarian.items i WHERE i.status='staged'"
+            "  AND i.author <> session_user AND i.kind = %s),"
             " (SELECT count(*) FROM librarian.events e WHERE e.actor = session_user"
-            "  AND e.kind IN ('approve', 'reject') AND e.at >= %s)"
-            " FROM librarian.items i WHERE i.kind='node'",
-            [midnight],
+            "  AND e.at >= %s AND e.kind IN ('approve', 'reject'))",
+            [self.kind, midnight],
         )
-        waiting, approved, rejected, decided = (int(v) for v in rows[0])
-        return QueueCounts(waiting, decided, approved, rejected, 0)
+        waiting, decided = (int(v) for v in rows[0])
+        return QueueCounts(waiting, decided, 0, 0, 0)
 
     def history(self, item_id: str) -> list[dict[str, Any]]:
         """Every hub event on an item (who, what, when, applied or overruled)."""

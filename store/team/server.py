@@ -331,7 +331,8 @@ def _run(user: _User, *command: str) -> None:
         )
     except subprocess.CalledProcessError as exc:
         detail = (exc.stderr or exc.stdout or "").strip().splitlines()
-        last = detail[-1] if detail else f"exit {exc.returncode}"
+        errors = [line for line in detail if "error" in line.lower() or "fatal" in line.lower()]
+        last = (errors or detail or [f"exit {exc.returncode}"])[-1]
         raise TeamError(f"{Path(command[0]).name} failed: {last}") from exc
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise TeamError(f"{Path(command[0]).name} could not run: {exc}") from exc
