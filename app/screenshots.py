@@ -196,6 +196,13 @@ async def runbook(pilot: Pilot[Any]) -> None:
     await settle(pilot)
 
 
+async def team(pilot: Pilot[Any]) -> None:
+    """The Team screen as the demo has it: no hub set yet, the push queue counted."""
+    await settle(pilot)
+    await pilot.press("9")
+    await settle(pilot)
+
+
 SHOTS: dict[str, Steps] = {
     "skills.svg": overview,
     "skills-filter.svg": filtered,
@@ -212,6 +219,7 @@ SHOTS: dict[str, Steps] = {
     "health.svg": health,
     "lineage.svg": lineage,
     "runbook.svg": runbook,
+    "team.svg": team,
 }
 
 

@@ -130,6 +130,13 @@ CREATE INDEX items_queue ON librarian.items(status, rank DESC, staged_at, item_i
 CREATE INDEX items_library ON librarian.items(library_id, status);
 CREATE INDEX items_waiting ON librarian.items(status, author);
 
+-- What readers may pull besides their own items: every event after the stage on an item that
+-- was published when it happened (a projection of `events`, like `items`).
+CREATE TABLE librarian.feed(
+    id bigint PRIMARY KEY,
+    item_id text NOT NULL
+);
+
 -- History is append-only, for the owner too.
 CREATE FUNCTION librarian.refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -204,10 +211,20 @@ BEGIN
                             repeat('0', 64));
     e.hash := librarian.event_hash(e);
     INSERT INTO librarian.events VALUES (e.*);
-    IF p_applied THEN
+    PERFORM librarian._project(e);
+    RETURN e;
+END $$;
+
+-- Everything an event changes besides the log: its item (when applied), and the feed.
+CREATE FUNCTION librarian._project(e librarian.events) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+    IF e.applied THEN
         PERFORM librarian._apply(e);
     END IF;
-    RETURN e;
+    IF e.kind <> 'stage' AND EXISTS (SELECT 1 FROM librarian.items i
+                                     WHERE i.item_id = e.item_id AND i.published) THEN
+        INSERT INTO librarian.feed(id, item_id) VALUES (e.id, e.item_id);
+    END IF;
 END $$;
 
 -- The projection: what an applied event does to its item. `body.status` is the status after
@@ -505,7 +522,9 @@ END $$;
 
 -- What a library pulls after its cursor: every event on its own items, and the decisions on
 -- published items of its projects and of the whole team, each with its item as it is now.
--- Runs as the caller: row-level security decides what it may read.
+-- It runs as the owner (row-level security would look every row up twice) and applies the
+-- same rule itself: a member reads what is published, and its own library's items — a
+-- library it registered, never another's.
 CREATE FUNCTION librarian.pull(p_client int, p_library text, p_cursor bigint,
     p_projects text[], p_limit int)
     RETURNS TABLE(id bigint, gid text, kind text, item_id text, actor text, at timestamptz,
@@ -513,17 +532,31 @@ CREATE FUNCTION librarian.pull(p_client int, p_library text, p_cursor bigint,
         author text, status text, published boolean, summary text, scope text,
         decided_by text, decided_at timestamptz, reason text, last_event bigint,
         item_body jsonb)
-    LANGUAGE plpgsql STABLE SET search_path = librarian, pg_temp AS $$
+    LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = librarian, pg_temp AS $$
+DECLARE
+    v_own text := (SELECT l.library_id FROM librarian.libraries l
+                   WHERE l.library_id = p_library AND l.owner = session_user);
 BEGIN
     PERFORM librarian._check_client(p_client);
+    -- Two ordered streams merged up to the limit: the feed of published items (others'),
+    -- and every event on this library's own items.
     RETURN QUERY
         SELECT e.id, e.gid, e.kind, e.item_id, e.actor, e.at, e.applied, e.overruled_by,
             e.body - 'item', i.kind, i.library_id, i.author, i.status, i.published, i.summary,
             i.scope, i.decided_by, i.decided_at, i.reason, i.last_event, i.body
-        FROM librarian.events e JOIN librarian.items i ON i.item_id = e.item_id
-        WHERE e.id > p_cursor AND (i.library_id = p_library OR (i.published
-            AND e.kind <> 'stage' AND (i.scope = 'TEAM' OR i.project = ANY(p_projects))))
-        ORDER BY e.id LIMIT p_limit;
+        FROM (
+            (SELECT f.id FROM librarian.feed f JOIN librarian.items fi USING (item_id)
+             WHERE f.id > p_cursor AND fi.library_id IS DISTINCT FROM v_own
+               AND (fi.scope = 'TEAM' OR fi.project = ANY(p_projects))
+             ORDER BY f.id LIMIT p_limit)
+            UNION ALL
+            (SELECT oe.id FROM librarian.items oi JOIN librarian.events oe USING (item_id)
+             WHERE oi.library_id = v_own AND oe.id > p_cursor
+             ORDER BY oe.id LIMIT p_limit)
+            ORDER BY 1 LIMIT p_limit
+        ) picked JOIN librarian.events e ON e.id = picked.id
+        JOIN librarian.items i ON i.item_id = e.item_id
+        ORDER BY e.id;
 END $$;
 
 CREATE FUNCTION librarian.pulled(p_client int, p_library text) RETURNS void
@@ -595,18 +628,27 @@ BEGIN
     PERFORM librarian._check_client(p_client);
     PERFORM pg_advisory_xact_lock(7262601);
     CREATE TEMP TABLE IF NOT EXISTS live_items (LIKE librarian.items) ON COMMIT DROP;
+    CREATE TEMP TABLE IF NOT EXISTS live_feed (LIKE librarian.feed) ON COMMIT DROP;
     DELETE FROM live_items;
+    DELETE FROM live_feed;
     INSERT INTO live_items SELECT * FROM librarian.items;
+    INSERT INTO live_feed SELECT * FROM librarian.feed;
     BEGIN
         DELETE FROM librarian.items;
-        FOR e IN SELECT * FROM librarian.events WHERE applied ORDER BY id LOOP
-            PERFORM librarian._apply(e);
+        DELETE FROM librarian.feed;
+        FOR e IN SELECT * FROM librarian.events ORDER BY id LOOP
+            PERFORM librarian._project(e);
         END LOOP;
         SELECT coalesce(jsonb_agg(p), '[]') INTO v_problems FROM (
             SELECT format('hub item %s differs from a replay of the log', item_id) AS p
             FROM ((SELECT * FROM live_items EXCEPT SELECT * FROM librarian.items)
                   UNION (SELECT * FROM librarian.items EXCEPT SELECT * FROM live_items)) d
-            GROUP BY item_id ORDER BY item_id LIMIT 20) found;
+            GROUP BY item_id
+            UNION ALL
+            SELECT format('hub feed row %s differs from a replay of the log', id)
+            FROM ((SELECT * FROM live_feed EXCEPT SELECT * FROM librarian.feed)
+                  UNION (SELECT * FROM librarian.feed EXCEPT SELECT * FROM live_feed)) f
+            ORDER BY 1 LIMIT 20) found;
         RAISE EXCEPTION 'roll back' USING ERRCODE = 'LB009';
     EXCEPTION WHEN SQLSTATE 'LB009' THEN
         NULL;  -- the replay is undone; `v_problems` keeps what it found

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -79,31 +80,47 @@ def pull(
     cursor = 0 if full else current.pull_cursor
     root = team_root(deps.config)
     hub = connect(conninfo)
+    # The next page is fetched while this one is stored: the hub's work, the network and
+    # psycopg's parsing overlap with SQLite's (a page is stored whole or not at all either way).
+    ahead = ThreadPoolExecutor(max_workers=1, thread_name_prefix="team-pull")
     try:
+        fetching = ahead.submit(_fetch, hub, report.library_id, cursor, wanted, page)
         while True:
             with hub_errors():
-                rows = hub_api.pull(hub, report.library_id, cursor, wanted, page)
+                rows = fetching.result()
             report.round_trips += 1
             if not rows:
                 break
             if not joined:  # the first thing pulled: record the id this library pulls as
                 join(deps, library_id, report.hub)
                 joined = True
+            full_page = len(rows) == page
+            if full_page:
+                fetching = ahead.submit(
+                    _fetch, hub, report.library_id, int(rows[-1]["id"]), wanted, page
+                )
             cursor = _store_page(deps, rows, cursor, report, unpushed, seen, root)
             report.pages += 1
             if progress is not None:
-                progress(report.events, report.events + (page if len(rows) == page else 0))
-            if len(rows) < page:
+                progress(report.events, report.events + (page if full_page else 0))
+            if not full_page:
                 break
         if report.pages:
             with hub_errors():
                 hub_api.pulled(hub, report.library_id)
             report.round_trips += 1
     finally:
+        ahead.shutdown(wait=True)
         hub.close()
     report.cursor = max(cursor, current.pull_cursor)
     report.seconds = round(time.perf_counter() - started, 3)
     return report
+
+
+def _fetch(
+    hub: hub_api.Conn, library_id: str, cursor: int, wanted: list[str], page: int
+) -> list[dict[str, Any]]:
+    return hub_api.pull(hub, library_id, cursor, wanted, page)
 
 
 def _store_page(

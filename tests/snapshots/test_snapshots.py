@@ -51,3 +51,8 @@ def test_task_suggestions(snap: Snap, snapshot_library: Library) -> None:
 def test_lint_finding_detail(snap: Snap, snapshot_library: Library) -> None:
     """terraform-plan-review selected: its pipe-to-shell finding in the detail pane."""
     assert snap(snapshot_library, "skills-finding.svg")
+
+
+def test_team_screen_without_a_hub(snap: Snap, snapshot_library: Library) -> None:
+    """Key 9 on the demo: team mode off, how to turn it on, and the push queue counted."""
+    assert snap(snapshot_library, "team.svg")

@@ -301,11 +301,13 @@ def test_a_hub_killed_in_the_middle_of_a_pull_keeps_whole_pages_and_resumes(
 
     with pytest.raises(HubUnavailable):
         pull(bob, page=500, progress=kill_after_first)
-    assert bob.node_count(status="approved") == 500  # one whole page
+    # Whole pages only (the page fetched ahead while the first was stored may have arrived).
+    stored = bob.node_count(status="approved")
+    assert stored in (500, 1000)
     assert verify(bob).ok
     server.start(own_hub.server.folder, durable=False)
     report = pull(bob, page=500)
-    assert report.events == 700
+    assert report.events == 1200 - stored
     assert bob.node_count(status="approved") == 1200
     with bob.db.read() as conn:
         received = conn.execute("SELECT count(*) FROM events WHERE type='team.received'")
