@@ -22,8 +22,8 @@ from store.models import (
     SkillDetail,
     SkillSummary,
     Suggestion,
+    TeamStatus,
 )
-from store.models.team import TeamStatus
 
 
 @dataclass

@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from store.models.team import TeamStatus
+from store.models import TeamStatus
 from store.text import one_line
 
 EMPTY = "Reading the team state…"
@@ -29,7 +29,8 @@ def status_renderable(s: TeamStatus, last: tuple[str, ...] = ()) -> RenderableTy
     parts: list[RenderableType] = []
     if not s.configured:
         parts.append(Text("Team mode is off.", style="bold"))
-        parts.append(Text(one_line(s.problem, 300)))
+        hint = s.problem.removeprefix("team mode is off: ")
+        parts.append(Text(one_line(hint[:1].upper() + hint[1:], 300)))
         parts.append(Text(f"{s.queued} event(s) would be pushed once a hub is set.", style="dim"))
         return Group(*parts)
     head = Text()

@@ -3,8 +3,8 @@
 One module per domain: `skills` (parsed skills, the catalog, relations), `files` (files that
 could not be read), `events` (the event log's rows), `sessions` (transcripts, the reasoning
 DAG, review), `patterns` (patterns, memory, graduation), `lifecycle` (health, runbook,
-dependency graph, lineage) and `forget`. The names are re-exported here for the modules that
-import `store.models`; new code imports the submodule.
+dependency graph, lineage), `forget` and `team` (the team hub). The names are re-exported
+here for the modules that import `store.models`; new code imports the submodule.
 """
 
 from store.models.events import Event
@@ -88,6 +88,7 @@ from store.models.skills import (
     SpecWarning,
     Suggestion,
 )
+from store.models.team import TeamStatus
 
 __all__ = [
     "AGENT_LIFECYCLE_EVENTS",
@@ -156,6 +157,7 @@ __all__ = [
     "Step",
     "StepPlan",
     "Suggestion",
+    "TeamStatus",
     "ToolResult",
     "ToolUse",
     "TranscriptMessage",
