@@ -41,6 +41,20 @@ def event_hash(
     return hashlib.sha256((prev_hash + body).encode("utf-8")).hexdigest()
 
 
+def _hash_canonical(
+    prev_hash: str, ts: str, type_: str, actor: str, subject: str, payload_json: str
+) -> str:
+    """`event_hash` for a payload already in canonical JSON, without parsing it again: the
+    canonical body is the sorted keys actor, payload, subject, ts, type."""
+    dump = json.dumps
+    body = (
+        f'{{"actor":{dump(actor, ensure_ascii=False)},"payload":{payload_json},'
+        f'"subject":{dump(subject, ensure_ascii=False)},"ts":{dump(ts, ensure_ascii=False)},'
+        f'"type":{dump(type_, ensure_ascii=False)}}}'
+    )
+    return hashlib.sha256((prev_hash + body).encode("utf-8")).hexdigest()
+
+
 def append(
     conn: sqlite3.Connection,
     type_: str,
@@ -55,7 +69,7 @@ def append(
     prev = row[1] if row else GENESIS_HASH
     stamp = ts or now_iso()
     payload_json = canonical_json(payload)
-    digest = event_hash(prev, stamp, type_, actor, subject, payload_json)
+    digest = _hash_canonical(prev, stamp, type_, actor, subject, payload_json)
     conn.execute(
         "INSERT INTO events(seq, ts, type, actor, subject, payload, prev_hash, hash)"
         " VALUES (?,?,?,?,?,?,?,?)",

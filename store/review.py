@@ -293,6 +293,11 @@ def _decidable(conn: sqlite3.Connection, node_id: str) -> Node:
         raise ReviewError(f"node {node_id} was forgotten; its content is erased")
     if node.status == "superseded":
         raise ReviewError(f"node {node_id} was superseded by {node.superseded_by}; decide that one")
+    if conn.execute("SELECT 1 FROM team_items WHERE item_id=? AND own=0", (node_id,)).fetchone():
+        raise ReviewError(
+            f"node {node_id} came from the team hub: decide it there (`librarian team review`,"
+            " or the review queue's team source)"
+        )
     return node
 
 

@@ -131,10 +131,13 @@ CREATE INDEX items_library ON librarian.items(library_id, status);
 CREATE INDEX items_waiting ON librarian.items(status, author);
 
 -- What readers may pull besides their own items: every event after the stage on an item that
--- was published when it happened (a projection of `events`, like `items`).
+-- was published when it happened (a projection of `events`, like `items`), with whom it is
+-- for: the whole team when the item was TEAM-scoped before or after it, else its project's.
 CREATE TABLE librarian.feed(
     id bigint PRIMARY KEY,
-    item_id text NOT NULL
+    item_id text NOT NULL,
+    team boolean NOT NULL,
+    project text NOT NULL
 );
 
 -- History is append-only, for the owner too.
@@ -217,13 +220,19 @@ END $$;
 
 -- Everything an event changes besides the log: its item (when applied), and the feed.
 CREATE FUNCTION librarian._project(e librarian.events) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+    v_before text := (SELECT i.scope FROM librarian.items i WHERE i.item_id = e.item_id);
+    it librarian.items;
 BEGIN
     IF e.applied THEN
         PERFORM librarian._apply(e);
     END IF;
-    IF e.kind <> 'stage' AND EXISTS (SELECT 1 FROM librarian.items i
-                                     WHERE i.item_id = e.item_id AND i.published) THEN
-        INSERT INTO librarian.feed(id, item_id) VALUES (e.id, e.item_id);
+    IF e.kind <> 'stage' THEN
+        SELECT * INTO it FROM librarian.items i WHERE i.item_id = e.item_id;
+        IF it.published THEN
+            INSERT INTO librarian.feed(id, item_id, team, project) VALUES (e.id, e.item_id,
+                it.scope = 'TEAM' OR v_before = 'TEAM', it.project);
+        END IF;
     END IF;
 END $$;
 
@@ -545,9 +554,10 @@ BEGIN
             e.body - 'item', i.kind, i.library_id, i.author, i.status, i.published, i.summary,
             i.scope, i.decided_by, i.decided_at, i.reason, i.last_event, i.body
         FROM (
-            (SELECT f.id FROM librarian.feed f JOIN librarian.items fi USING (item_id)
-             WHERE f.id > p_cursor AND fi.library_id IS DISTINCT FROM v_own
-               AND (fi.scope = 'TEAM' OR fi.project = ANY(p_projects))
+            (SELECT f.id FROM librarian.feed f
+             WHERE f.id > p_cursor AND (f.team OR f.project = ANY(p_projects))
+               AND NOT EXISTS (SELECT 1 FROM librarian.items fi
+                               WHERE fi.item_id = f.item_id AND fi.library_id = v_own)
              ORDER BY f.id LIMIT p_limit)
             UNION ALL
             (SELECT oe.id FROM librarian.items oi JOIN librarian.events oe USING (item_id)

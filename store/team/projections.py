@@ -195,10 +195,11 @@ def _insert(
             float(n["informativeness"]),
         ),
     )
-    conn.executemany(
-        "INSERT OR IGNORE INTO edges(source_id, target_id, type) VALUES (?,?,?)",
-        [tuple(edge) for edge in n.get("edges", [])],
-    )
+    if n.get("edges"):
+        conn.executemany(
+            "INSERT OR IGNORE INTO edges(source_id, target_id, type) VALUES (?,?,?)",
+            [tuple(edge) for edge in n["edges"]],
+        )
 
 
 def _audit(conn: sqlite3.Connection, event: Event) -> None:

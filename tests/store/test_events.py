@@ -78,3 +78,16 @@ def test_migrations_run_once_in_order(tmp_path) -> None:
         r[0] for r in again.conn.execute("SELECT name FROM sqlite_master WHERE type='index'")
     }
     assert "skills_order" in indexes
+
+
+def test_the_append_hash_equals_the_checked_hash() -> None:
+    """`append` hashes its canonical payload without parsing it again; `check_chain`
+    recomputes from the stored text: both must agree, whatever the text holds."""
+    from store.events import _hash_canonical, canonical_json, event_hash
+
+    payload = {"b": [1, {"z": "é\u202e\x1b", "a": None}], "a": 'line\nbreak "quoted"'}
+    text = canonical_json(payload)
+    for actor in ("Dana <d@x>", "ünï\u200b", ""):
+        assert _hash_canonical(
+            "0" * 64, "2026-11-03T09:00:00+00:00", "node.x", actor, "s:1", text
+        ) == (event_hash("0" * 64, "2026-11-03T09:00:00+00:00", "node.x", actor, "s:1", text))

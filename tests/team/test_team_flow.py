@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
+
 from store.library import Library
+from store.review import ReviewError
 from store.team.pull import pull
 from store.team.push import push
 from store.team.review import TeamQueue
@@ -80,3 +83,21 @@ def test_push_review_pull_between_two_developers(
     for library in (alice, bob):
         assert verify(library).ok, [c for c in verify(library).checks if not c.ok]
         assert team_verify(library).ok, team_verify(library).as_dict()
+
+
+def test_a_pulled_node_is_decided_in_the_hub_not_here(
+    hub: Hub, team_library: Callable[..., Library]
+) -> None:
+    alice, bob = team_library("alice", "alice"), team_library("bob", "bob")
+    (node_id,) = developer(alice, "a", API, [FIX], scope="TEAM")
+    push(alice)
+    rita = TeamQueue(hub.url("rita"))
+    try:
+        rita.nodes(status="pending")
+        rita.review("approve", [node_id])
+    finally:
+        rita.close()
+    pull(bob)
+    with pytest.raises(ReviewError, match="came from the team hub"):
+        bob.review("reject", [node_id])
+    assert push(bob).ops == 0  # nothing of the team's goes back up from here
