@@ -159,7 +159,8 @@ class TeamScreen(LibrarianScreen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("push", "pull", "verify"):
-            status = self.query_one(TeamStatusView).status
+            views = self.query(TeamStatusView)
+            status = views.first().status if views else None
             configured = status is not None and status.configured
             writes = action != "verify" and self.library.read_only
             return True if configured and not self.running and not writes else None
