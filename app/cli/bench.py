@@ -47,9 +47,7 @@ def register_kit(sub: Subcommands) -> None:
     kit.add_argument(
         "--radius", type=int, default=15, help="messages shown either side of the evidence"
     )
-    kit.add_argument(
-        "--suppressed", action="store_true", help="also write the suppressed nodes"
-    )
+    kit.add_argument("--suppressed", action="store_true", help="also write the suppressed nodes")
 
 
 def cmd_judge_kit(args: argparse.Namespace) -> int:
@@ -58,9 +56,7 @@ def cmd_judge_kit(args: argparse.Namespace) -> int:
     for path in args.paths:
         if not path.exists():
             raise CliError(f"no such file or folder: {path}")
-    report = build_kit(
-        args.paths, args.out, radius=max(0, args.radius), suppressed=args.suppressed
-    )
+    report = build_kit(args.paths, args.out, radius=max(0, args.radius), suppressed=args.suppressed)
     say(
         f"{report.pending} pending and {report.suppressed} suppressed nodes of"
         f" {report.sessions} sessions written to {report.path}"

@@ -108,8 +108,9 @@ SESSION_STATE = re.compile(
 )
 #: A fragment that points at the next step and states nothing ("Now the production change in
 #: `_base.py`."): an opening adverb and an article with no verb after it.
-_FRAGMENT = re.compile(r"^(?:now|next|then|and now|and then|finally)[,\s]+(?:the|a|an|for|on to)\b",
-                       re.IGNORECASE)
+_FRAGMENT = re.compile(
+    r"^(?:now|next|then|and now|and then|finally)[,\s]+(?:the|a|an|for|on to)\b", re.IGNORECASE
+)
 _VERB = re.compile(
     r"\b(?:is|are|was|were|be|has|have|had|does|do|did|can|cannot|can't|will|would|must"
     r"|should|needs?|returns?|uses?|calls?|runs?|fails?|works?|makes?|gets?|sets?|takes?"

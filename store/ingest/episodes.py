@@ -428,7 +428,8 @@ def _own_tests_only(episode: Episode, edited: dict[tuple[int, str], int]) -> boo
     edits = [a for a in episode.changes if a.tool.name in EDIT_TOOLS]
     return (
         bool(edits)
-        and len(edits) == len([a for a in episode.changes if a.tool.name in EDIT_TOOLS or a.command])
+        and len(edits)
+        == len([a for a in episode.changes if a.tool.name in EDIT_TOOLS or a.command])
         and all(
             a.tool.name == "Write"
             and _TEST_FILE.search(snippets.file_name(a.target))

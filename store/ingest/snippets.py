@@ -174,7 +174,8 @@ def quiet(text: str) -> str:
 #: agent harness's own shell start-up noise (`…/shell-snapshots/snapshot-bash-….sh: line 372:
 #: alias: --: not found`), printed before the command's real output.
 NOISE_LINES = re.compile(
-    r"(?m)^[ \t]*(?:\S+:[ \t]+)?(?:\(pass\)|[✓✔])[^\n]*$|^[^\n]*shell-snapshots/snapshot-[\w.-]+\.sh:[^\n]*$"
+    r"(?m)^[ \t]*(?:\S+:[ \t]+)?(?:\(pass\)|[✓✔])[^\n]*$"
+    r"|^[^\n]*shell-snapshots/snapshot-[\w.-]+\.sh:[^\n]*$"
 )
 _NOISE_SIGNS = ("(pass)", "✓", "✔", "shell-snapshots/")
 

@@ -307,20 +307,21 @@ def _resolved(c: Candidate, context: _Context) -> Candidate:
     ]
     summary = c.summary
     for m in reversed(nouns):  # from the end, so earlier offsets stay valid
-        name = _named(m.group(2), before, c.message.text, c.summary)
+        name = _named(m.group(2), before, c.summary)
         if name:
-            summary = f"{summary[: m.start()]}{m.group(1)} `{name}` {m.group(2)}{summary[m.end():]}"
+            summary = (
+                f"{summary[: m.start()]}{m.group(1)} `{name}` {m.group(2)}{summary[m.end() :]}"
+            )
     if summary == c.summary:
         return c
     return replace(c, summary=snippets.fit(summary))
 
 
-def _named(noun: str, texts: Sequence[str], own: str, summary: str) -> str:
+def _named(noun: str, texts: Sequence[str], summary: str) -> str:
     """The code-span name written right next to `noun` most recently in `texts` ("the
     `orders` export", "pod `api-7f9`"), unless the summary already names it."""
-    near = re.compile(
-        rf"`([^`\n]{{2,60}})`[ \t]+{re.escape(noun)}s?\b|\b{re.escape(noun)}[ \t]+`([^`\n]{{2,60}})`"
-    )
+    word = re.escape(noun)
+    near = re.compile(rf"`([^`\n]{{2,60}})`[ \t]+{word}s?\b|\b{word}[ \t]+`([^`\n]{{2,60}})`")
     for text in reversed(texts):
         found = [g1 or g2 for g1, g2 in near.findall(text)]
         if found:
@@ -489,8 +490,14 @@ _ROOT_CAUSE = re.compile(
     re.IGNORECASE,
 )
 _HEDGES = (
-    (re.compile(r"\b(?:i (?:think|suspect|believe|guess)|my (?:guess|theory) is|presumably"
-                r"|probably|likely|perhaps|possibly|maybe)\s+(?:that\s+)?", re.I), ""),
+    (
+        re.compile(
+            r"\b(?:i (?:think|suspect|believe|guess)|my (?:guess|theory) is|presumably"
+            r"|probably|likely|perhaps|possibly|maybe)\s+(?:that\s+)?",
+            re.I,
+        ),
+        "",
+    ),
     (re.compile(r"\b(?:might|may|could) have been\b", re.I), "was"),
     (re.compile(r"\b(?:might|may|could) be\b", re.I), "is"),
     (re.compile(r"\b(?:seems|appears) to be\b", re.I), "is"),
@@ -508,7 +515,7 @@ def _dehedged(summary: str) -> str:
 
 
 def _checked(h: Candidate, context: _Context) -> str:
-    """"confirmed" when the agent's first words after its next check bear the guess out,
+    """ "confirmed" when the agent's first words after its next check bear the guess out,
     "refuted" when it then says the guess was not it, "" when the stream moves on first (a
     user's message) or says neither within the window."""
     messages = context.streams[h.stream]

@@ -30,8 +30,7 @@ EXAMPLES = {
     "haven't granted it yet.",
     "read_directory": "EISDIR: illegal operation on a directory, read",
     "no_such_tool": "<tool_use_error>Error: No such tool available: Serach</tool_use_error>",
-    "mcp_server_failed": 'MCP server "conductor" tool "GetWorkspaceDiff" timed out after '
-    "100000s",
+    "mcp_server_failed": 'MCP server "conductor" tool "GetWorkspaceDiff" timed out after 100000s',
     "model_api_auth": 'Failed to authenticate. API Error: 401 {"type":"error","error":{"type":'
     '"authentication_error","message":"OAuth token has expired."}}',
     "sandbox_temp_file": "Exit code 1\n(eval):1: can't create temp file for here document: "

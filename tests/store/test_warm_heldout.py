@@ -158,8 +158,10 @@ def test_a_stated_fix_that_shows_old_and_new_says_what_changed() -> None:
 
 def test_a_hypothesis_must_propose_an_explanation() -> None:
     t = Transcript()
-    t.say("The sandbox-level function in `Orchestrator.ts` could be `runSandboxedStage` or"
-          " `runStageInSandbox` in `src/lib/stages.ts`.")
+    t.say(
+        "The sandbox-level function in `Orchestrator.ts` could be `runSandboxedStage` or"
+        " `runStageInSandbox` in `src/lib/stages.ts`."
+    )
     guess = only(t.extract(), "HYPOTHESIS")
     assert guess.suppressed == "a guess that explains nothing (a name or a plan)"
 
@@ -212,8 +214,11 @@ def test_a_hypothesis_a_later_root_cause_contradicts_is_kept_out() -> None:
         ("The backoff escalates to 240s — matching kyleberry's log for `sync.py`.", "not self"),
         ("Before: ❌ `calc()` read staged content; ✅ `write()` read the worktree.", "not a sent"),
         ("`IsInstalled()` is sound - Testable: uses `LookPath` - Good errors: wrapped.", "not a s"),
-        ("| Change | Where |\n|----|----|\n| transient errors now retry instead of suspending"
-         " the slot | `matter.py` |", "not a sentence"),
+        (
+            "| Change | Where |\n|----|----|\n| transient errors now retry instead of suspending"
+            " the slot | `matter.py` |",
+            "not a sentence",
+        ),
         ("`github.ref` is not reliable for `release` events: it can be the branch.", ""),
     ],
 )
@@ -241,8 +246,10 @@ def test_marks_in_front_of_a_statement_are_cut(sentence: str, statement: str) ->
 
 def test_a_statement_that_leans_after_its_mark_is_cut_is_kept_out() -> None:
     t = Transcript()
-    t.say("✅ It removes the spurious suspension in `_base.py`: transient errors retry instead"
-          " of suspending the slot.")
+    t.say(
+        "✅ It removes the spurious suspension in `_base.py`: transient errors retry instead"
+        " of suspending the slot."
+    )
     assert pending(t.extract()) == []
 
 
@@ -300,7 +307,8 @@ def test_the_judging_kit_writes_each_pending_node_with_its_transcript(
     out = tmp_path / "kit.jsonl"
     report = build_kit([folder], out, radius=2, embedder=embedder, workdir=tmp_path / "w")
     records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
-    assert report.pending == len(records) > 0 and report.sessions == 1
+    assert report.pending == len(records) > 0
+    assert report.sessions == 1
     record = next(r for r in records if r["type"] == "DEAD_END")
     assert set(record) >= {"id", "session_file", "lines", "type", "summary", "evidence",
                            "context"}  # fmt: skip
