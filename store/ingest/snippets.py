@@ -204,6 +204,7 @@ def _ends(output: str, size: int = 16_000) -> str:
     return output if len(output) <= 2 * size else output[:size] + "\n" + output[-size:]
 
 
+@lru_cache(maxsize=512)
 def error_gist(text: str) -> tuple[int, int] | None:
     """The line of an error that carries the failure (see `_gist_line`), with the line after
     it when it only introduces that one ("…ignored by one of your .gitignore files:") or the

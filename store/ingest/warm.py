@@ -42,6 +42,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 from store.ingest import bar, episodes, snippets, statements
 from store.ingest.candidates import Candidate
@@ -239,8 +240,6 @@ def _judge(context: _Context) -> dict[int, Candidate]:
             seen_words |= this_message
             this_message, message = set(), found.message.index
         c = _restructured(found, turns)
-        if c.strategy != "episode" and not c.routine:
-            c = _resolved(c, context)
         if id(found) in twins:
             c = replace(c, routine=twins[id(found)])
         if c.strategy != "episode" and not c.routine and _stated_cause(c, causes):
@@ -258,6 +257,11 @@ def _judge(context: _Context) -> dict[int, Candidate]:
             confirmed=confirmed,
             said=c.strategy != "episode",
         )
+        if c.strategy != "episode" and (verdict.passes or verdict.reason.startswith(_NAMEABLE)):
+            named = _resolved(c, context)  # only what may reach the queue is worth the search
+            if named is not c:
+                c = named
+                verdict = bar.judge(c.summary, novelty=fresh, confirmed=confirmed, said=True)
         if verdict.passes and c.type == "HYPOTHESIS" and not _explains(c.summary):
             verdict = replace(verdict, reason="a guess that explains nothing (a name or a plan)")
         confidence = c.confidence
@@ -289,6 +293,8 @@ _NOT_NAMED = frozenset(
     result results output code change changes test tests error errors""".split()
 )
 _LOOKBACK = 60  # messages of the stream searched for where a bare noun was named
+#: Verdicts a name from earlier in the session may change.
+_NAMEABLE = ("names no file", "not self-contained")
 
 
 def _resolved(c: Candidate, context: _Context) -> Candidate:
@@ -320,14 +326,21 @@ def _resolved(c: Candidate, context: _Context) -> Candidate:
 def _named(noun: str, texts: Sequence[str], summary: str) -> str:
     """The code-span name written right next to `noun` most recently in `texts` ("the
     `orders` export", "pod `api-7f9`"), unless the summary already names it."""
-    word = re.escape(noun)
-    near = re.compile(rf"`([^`\n]{{2,60}})`[ \t]+{word}s?\b|\b{word}[ \t]+`([^`\n]{{2,60}})`")
+    near = _naming(noun)
     for text in reversed(texts):
+        if noun not in text:
+            continue
         found = [g1 or g2 for g1, g2 in near.findall(text)]
         if found:
             name = found[-1]
             return "" if f"`{name}`" in summary else name
     return ""
+
+
+@lru_cache(maxsize=256)
+def _naming(noun: str) -> re.Pattern[str]:
+    word = re.escape(noun)
+    return re.compile(rf"`([^`\n]{{2,60}})`[ \t]+{word}s?\b|\b{word}[ \t]+`([^`\n]{{2,60}})`")
 
 
 def _explains(summary: str) -> bool:
