@@ -128,7 +128,8 @@ CREATE TABLE librarian.items(
 );
 CREATE INDEX items_queue ON librarian.items(status, rank DESC, staged_at, item_id);
 CREATE INDEX items_library ON librarian.items(library_id, status);
-CREATE INDEX items_waiting ON librarian.items(status, author);
+-- What waits for a reviewer, counted and listed by project from the index alone.
+CREATE INDEX items_waiting ON librarian.items(status, kind, author, project);
 
 -- What readers may pull besides their own items: every event after the stage on an item that
 -- was published when it happened (a projection of `events`, like `items`), with whom it is

@@ -144,10 +144,10 @@ class TeamQueue:
         return {str(r[0]): str(r[1] or "") for r in rows}
 
     def projects(self) -> list[str]:
-        rows = self._run(
-            "SELECT DISTINCT i.project FROM librarian.items i WHERE i.kind='node'"
-            " ORDER BY i.project",
-            [],
+        rows = self._run(  # the projects of what waits (the index answers)
+            "SELECT DISTINCT i.project FROM librarian.items i WHERE i.status='staged'"
+            " AND i.kind = %s ORDER BY i.project",
+            [self.kind],
         )
         return [str(r[0]) for r in rows]
 
@@ -156,7 +156,7 @@ class TeamQueue:
         midnight = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
         rows = self._run(
             "SELECT (SELECT count(*) FROM librarian.items i WHERE i.status='staged'"
-            "  AND i.author <> session_user AND i.kind = %s),"
+            "  AND i.kind = %s AND i.author <> session_user),"
             " (SELECT count(*) FROM librarian.events e WHERE e.actor = session_user"
             "  AND e.at >= %s AND e.kind IN ('approve', 'reject'))",
             [self.kind, midnight],
