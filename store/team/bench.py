@@ -25,7 +25,7 @@ from typing import Any
 from store.process import own_module
 
 #: Bump when the cached hub's content changes.
-BUILD_VERSION = "6"
+BUILD_VERSION = "7"
 LIBRARIES = 20
 BATCH = 1000
 MEMBERS = ("pusher", "puller", "rev1", "rev2")
@@ -67,6 +67,8 @@ def run(work: Path, quick: bool) -> dict[str, Any]:
         "pull_events": pulled.get("events"),
         "pull_seconds": pulled.get("seconds"),
         "pull_peak_rss_mb": pulled.get("peak_rss_mb"),
+        "pull_waited_for_hub_seconds": pulled.get("waited_for_hub_seconds"),
+        "pull_stored_seconds": pulled.get("stored_seconds"),
         "pull_again_round_trips": pulled.get("again_round_trips"),
         "review_interactive_seconds": review.get("interactive_seconds"),
         "review_from_start_seconds": review.get("from_start_seconds"),
@@ -359,6 +361,8 @@ def child_pull(library_dir: str) -> dict[str, Any]:
         "seconds": round(seconds, 3),
         "events": first.events,
         "pages": first.pages,
+        "waited_for_hub_seconds": first.waited,
+        "stored_seconds": first.stored,
         "again_round_trips": again.round_trips,
         "peak_rss_mb": _own_peak_rss_mb(),
     }

@@ -104,7 +104,7 @@ CREATE TABLE librarian.events(
     hash text NOT NULL UNIQUE
 );
 CREATE INDEX events_item ON librarian.events(item_id, id);
-CREATE INDEX events_actor ON librarian.events(actor, at);
+CREATE INDEX events_actor ON librarian.events(actor, at, kind);
 
 CREATE TABLE librarian.items(
     item_id text PRIMARY KEY,

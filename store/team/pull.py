@@ -45,6 +45,10 @@ class PullReport:
     cursor: int = 0
     round_trips: int = 0
     seconds: float = 0.0
+    #: Of `seconds`: waiting for the hub (what the page fetched ahead did not hide), and
+    #: storing pages here.
+    waited: float = 0.0
+    stored: float = 0.0
     skipped: list[str] = field(default_factory=list)
     #: Whether approved nodes changed here (consolidation should run).
     nodes_changed: bool = False
@@ -86,8 +90,10 @@ def pull(
     try:
         fetching = ahead.submit(_fetch, hub, report.library_id, cursor, wanted, page)
         while True:
+            began = time.perf_counter()
             with hub_errors():
                 rows = fetching.result()
+            report.waited += time.perf_counter() - began
             report.round_trips += 1
             if not rows:
                 break
@@ -99,7 +105,9 @@ def pull(
                 fetching = ahead.submit(
                     _fetch, hub, report.library_id, int(rows[-1]["id"]), wanted, page
                 )
+            began = time.perf_counter()
             cursor = _store_page(deps, rows, cursor, report, unpushed, seen, root)
+            report.stored += time.perf_counter() - began
             report.pages += 1
             if progress is not None:
                 progress(report.events, report.events + (page if full_page else 0))
@@ -114,6 +122,7 @@ def pull(
         hub.close()
     report.cursor = max(cursor, current.pull_cursor)
     report.seconds = round(time.perf_counter() - started, 3)
+    report.waited, report.stored = round(report.waited, 3), round(report.stored, 3)
     return report
 
 

@@ -40,6 +40,8 @@ STATUSES = {
     "approved": ("approved",),
     "rejected": ("rejected", "withdrawn"),
 }
+#: "Decided today" is counted up to this many (the status line says so past it).
+DECIDED_CAP = 10_000
 ACTIONS = {"approve": "approve", "reject": "reject", "edit": "edit", "scope": "rescope"}
 _COLUMNS = (
     "i.item_id, i.body, i.status, i.author, i.developer, i.project, i.scope, i.type,"
@@ -152,14 +154,16 @@ class TeamQueue:
         return [str(r[0]) for r in rows]
 
     def queue_counts(self) -> QueueCounts:
-        """Waiting for me, and what I decided since midnight (UTC); two index lookups."""
+        """Waiting for me, and what I decided since midnight (UTC, counted up to
+        `DECIDED_CAP`); each from an index alone."""
         midnight = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
         rows = self._run(
             "SELECT (SELECT count(*) FROM librarian.items i WHERE i.status='staged'"
             "  AND i.kind = %s AND i.author <> session_user),"
-            " (SELECT count(*) FROM librarian.events e WHERE e.actor = session_user"
-            "  AND e.at >= %s AND e.kind IN ('approve', 'reject'))",
-            [self.kind, midnight],
+            " (SELECT count(*) FROM (SELECT 1 FROM librarian.events e"
+            "  WHERE e.actor = session_user AND e.at >= %s"
+            "  AND e.kind IN ('approve', 'reject') LIMIT %s) d)",
+            [self.kind, midnight, DECIDED_CAP],
         )
         waiting, decided = (int(v) for v in rows[0])
         return QueueCounts(waiting, decided, 0, 0, 0)
