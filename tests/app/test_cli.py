@@ -215,6 +215,61 @@ def test_a_library_this_user_cannot_write(scanned: tuple[Path, Path], tmp_path: 
             path.chmod(0o755 if path.is_dir() else 0o644)
 
 
+#: Runs "$@" with the folder $1 mounted read-only, in a mount namespace of its own.
+READ_ONLY_MOUNT = (
+    'mount --bind "$1" "$1" && mount -o remount,ro,bind "$1" "$1" && shift && exec "$@"'
+)
+
+
+def read_only_mount(folder: Path) -> list[str] | None:
+    """argv prefix that runs a command with `folder` on a read-only file system (where even
+    root cannot write: chmod does not bind root), or None where namespaces are not allowed."""
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        return None
+    prefix = [unshare, "--mount"] + ([] if os.geteuid() == 0 else ["--map-root-user"])
+    argv = [*prefix, "/bin/sh", "-c", READ_ONLY_MOUNT, "sh", str(folder)]
+    probe = subprocess.run(
+        [*argv, "/bin/sh", "-c", '! touch "$0/probe" 2>/dev/null', str(folder)],
+        capture_output=True,
+        timeout=30,
+        check=False,
+    )
+    return argv if probe.returncode == 0 else None
+
+
+def test_a_library_on_a_read_only_file_system(scanned: tuple[Path, Path], tmp_path: Path) -> None:
+    """A WAL database on a read-only mount cannot get its shared-memory file (SQLite says
+    SQLITE_CANTOPEN, not SQLITE_READONLY): the commands that read, and the app, still open
+    it; a command that writes says the library is read-only."""
+    library = copy_library(scanned[0], tmp_path / "lib")
+    for name in ("library.db-wal", "library.db-shm"):
+        assert not (library / name).exists()
+    mounted = read_only_mount(library)
+    if mounted is None:
+        pytest.skip("no mount namespace here (unshare)")
+    env = {**os.environ, "LIBRARIAN_HOME": str(library)}
+
+    def run_ro(*args: str) -> subprocess.CompletedProcess[str]:
+        argv = [*mounted, sys.executable, *args]
+        return subprocess.run(argv, capture_output=True, text=True, env=env, timeout=300)
+
+    verified = run_ro("-m", "app", "verify")
+    assert verified.returncode == 0, verified.stderr
+    assert "library is intact" in verified.stdout
+    assert "release-notes" in run_ro("-m", "app", "skills").stdout
+    assert run_ro("-m", "app", "show", "release-notes").returncode == 0
+    assert "read-only" in one_line_error(run_ro("-m", "app", "scan", "--no-embed"))
+    opened = run_ro(
+        "-c",
+        "from app.factory import open_for_app; import sys;"
+        f" lib = open_for_app(__import__('pathlib').Path({str(library)!r}));"
+        " print(lib.read_only, [s.name for s in lib.list_skills()])",
+    )
+    assert opened.returncode == 0, opened.stderr
+    assert opened.stdout.strip() == "True ['kubernetes-rollback', 'release-notes']"
+
+
 def test_config_set_keeps_comments(tmp_path: Path) -> None:
     library = tmp_path / "lib"
     assert run(library, "config", "set", "suggest.limit", "5").returncode == 0
