@@ -12,8 +12,9 @@ so with a window:
 - when windows close, their counts and the time of their last call are written as one
   `retrieval.repeated` roll-up event (`repeats`: [seq of the logged event, calls, last]).
   Windows close when a later call finds them expired, on `flush` (the MCP server flushes
-  periodically), when more than `MAX_OPEN` are open (the oldest first), and when the library
-  closes. A process killed outright loses the counts of its open windows, nothing else.
+  periodically, and on a stop signal), when more than `MAX_OPEN` are open (the oldest first),
+  and when the library closes. A process killed outright (SIGKILL) loses the counts of its
+  open windows, nothing else.
 
 A repeat counts as a full retrieval everywhere: the `calls` of its retrieval, the
 `retrieval_count` and `last_retrieved_at` of every node and pattern it returned, the decay
