@@ -32,6 +32,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from store.events import retrieval_payload
+from store.ingest.redact import redact
 
 if TYPE_CHECKING:
     from store.library import Library
@@ -67,8 +68,9 @@ class RetrievalLog:
         project: str = "",
         session_id: str = "",
     ) -> int:
-        """Log one retrieval; returns the seq of the `retrieval.logged` event it counts in."""
-        payload = retrieval_payload(tool, query, hits, project, session_id)
+        """Log one retrieval; returns the seq of the `retrieval.logged` event it counts in.
+        The query is kept with its secrets masked (an agent pastes the error it is stuck on)."""
+        payload = retrieval_payload(tool, redact(query), hits, project, session_id)
         if self.window <= 0:
             return self._append(payload)
         key = _key(payload)
