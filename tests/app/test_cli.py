@@ -378,3 +378,13 @@ def test_hooks_install_and_uninstall(tmp_path: Path) -> None:
     assert list(settings.parent.glob("settings.json.bak-*"))
     assert "uninstalled" in hooks("uninstall").stdout
     assert json.loads(settings.read_text()) == {"theme": "dark"}
+
+
+def test_ingest_refuses_a_named_fifo_with_its_reason(tmp_path: Path) -> None:
+    """A FIFO named on the command line would block the read forever: refused in one line
+    (it used to be passed over without a word, as if there were nothing to ingest)."""
+    fifo = tmp_path / "trap.jsonl"
+    os.mkfifo(fifo)
+    result = run(tmp_path / "lib", "ingest", str(fifo))
+    assert result.returncode == 2
+    assert one_line_error(result).strip() == f"librarian: error: {fifo}: not a regular file (FIFO)"
