@@ -765,7 +765,13 @@ def dead_end(episode: Episode) -> Candidate | None:
         return None
     line = first.result.text[span[0] : span[1]]
     tries = len(episode.failures)
-    what = _call(first)
+    what, unclear = _call(first), ""
+    if first.command:
+        step = _failed_step(first.command, line)
+        if step is None:
+            unclear = "a command line of several steps: which one failed is not clear"
+        elif step:
+            what = f"`{snippets.clean(snippets.short_paths(step), 100)}`"
     gist = snippets.clean(snippets.short_paths(snippets.undecorated(line)), 150)
     again = f" ({tries} attempts)" if tries > 1 else ""
     verb = "stops at" if _is_prompt(line) else "fails with"
@@ -780,7 +786,43 @@ def dead_end(episode: Episode) -> Candidate | None:
         "episode", "DEAD_END", first.done, first.stream, first.done_pos, span[0], line,
         CONFIDENCE, summary, first.call.line_start, last.done.line_end,
         routine=first.wanted or _glue(line, first) or _bare(line, cause), cause=cause,
+        unproven=unclear,
     )  # fmt: skip
+
+
+#: Steps of a command line that only glue others together (print, move, wait, set up).
+_GLUE_PROGRAMS = frozenset(
+    "echo printf cd pushd popd source . export set unset sleep true false wait clear".split()
+)
+_STEP_SPLIT = re.compile(r"\s*(?:&&|\|\||;|\n)\s*")
+_STEP_WORD = re.compile(r"[A-Za-z][\w.-]{3,}")
+
+
+def _failed_step(command: str, line: str) -> str | None:
+    """The step of a command line that the error line comes from: "" when the line runs
+    one step (the call describes it), the step's text when another step than the first
+    is the one the error names, None when several steps could have said it."""
+    text = snippets.HEREDOC_BODY.sub("", command)
+    steps = [s for s in _STEP_SPLIT.split(text) if s.strip()]
+    working = [s for s in steps if _program_of(s) not in _GLUE_PROGRAMS]
+    if len(working) <= 1:
+        return ""
+    low = line.lower()
+    named = [s for s in working if re.search(rf"(?<![\w-]){re.escape(_program_of(s))}\b", low)]
+    if len(named) != 1:
+        named = [
+            s
+            for s in working
+            if any(w.lower() in low for w in _STEP_WORD.findall(s.split(None, 1)[-1]))
+        ]
+    if len(named) != 1:
+        return None
+    return "" if named[0] is working[0] else named[0].strip()
+
+
+def _program_of(step: str) -> str:
+    words = [w for w in step.split() if "=" not in w or w.startswith("-")]
+    return words[0].rsplit("/", 1)[-1] if words else ""
 
 
 def _glue(line: str, failure: Action) -> str:

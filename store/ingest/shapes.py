@@ -329,6 +329,21 @@ def about_agent(sentence: str) -> bool:
     return bool(_AGENT_WORDS.search(sentence))
 
 
+#: What makes a subagent's report a finding rather than a tour of the code: it concludes, or
+#: it names a difference, a gap or a contradiction.
+_REPORTED_FINDING = re.compile(
+    r"\b(?:differ\w*|mismatch\w*|missing|stale|out of date|outdated|inconsisten\w*"
+    r"|conflict\w*|contradict\w*|instead of|no longer|not (?:match|documented|mentioned|used"
+    r"|set|installed|supported|defined))\b",
+    re.IGNORECASE,
+)
+
+
+def reports_finding(text: str) -> bool:
+    """Whether a subagent's report states a finding (see `_REPORTED_FINDING`)."""
+    return bool(CONCLUDED.search(text) or _REPORTED_FINDING.search(text))
+
+
 def concluded(text: str) -> bool:
     return bool(CONCLUDED.search(text))
 

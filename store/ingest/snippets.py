@@ -79,7 +79,8 @@ def _sentence_end(text: str, at: int) -> int:
     while last > at and text[last - 1].isspace():
         last -= 1
     if text[last - 1 : last] == ":":  # "The root cause is:" — the point is what follows
-        hi = _next_break(text, hi + 1)
+        lead = _BULLET.match(text, hi + 1)  # past a list marker ("1. "), not at its dot
+        hi = _next_break(text, lead.end() if lead else hi + 1)
     return hi
 
 
@@ -521,6 +522,8 @@ def inputs(tool: ToolUse) -> dict[str, str]:
     return fields
 
 
+#: A heredoc's body (the lines between `<<EOF` and `EOF`), for reading a command's steps.
+HEREDOC_BODY = re.compile(r"(<<-?[ \t]*(['\"]?)([A-Za-z_]\w*)\2)[^\n]*\n.*?\n[ \t]*\3[ \t]*(?=\n|$)", re.S)
 _HEREDOC = re.compile(
     r"<<-?[ \t]*(['\"]?)([A-Za-z_]\w*)\1[^\n]*\n(?:.*?\n)??[ \t]*\2[ \t]*(?:\n|$)", re.S
 )

@@ -772,7 +772,7 @@ def _unshaped(c: Candidate, context: _Context) -> str:
     subject = [e for e in bar.entities(shapes.subject_of(summary)) if len(e) >= 4]
     if c.type not in ("DEAD_END", "SOLUTION") and evidence.worked_on(subject, c.pos):
         return "about code the agent is changing (its work in progress)"
-    reported = _report(c, context)
+    reported = _report(c, context) and shapes.reports_finding(f"{c.evidence} {summary}")
     framed = reported or shapes.concluded(f"{c.evidence} {summary}")
     read_off = (
         run is not None
