@@ -523,7 +523,9 @@ def inputs(tool: ToolUse) -> dict[str, str]:
 
 
 #: A heredoc's body (the lines between `<<EOF` and `EOF`), for reading a command's steps.
-HEREDOC_BODY = re.compile(r"(<<-?[ \t]*(['\"]?)([A-Za-z_]\w*)\2)[^\n]*\n.*?\n[ \t]*\3[ \t]*(?=\n|$)", re.S)
+HEREDOC_BODY = re.compile(
+    r"(<<-?[ \t]*(['\"]?)([A-Za-z_]\w*)\2)[^\n]*\n.*?\n[ \t]*\3[ \t]*(?=\n|$)", re.S
+)
 _HEREDOC = re.compile(
     r"<<-?[ \t]*(['\"]?)([A-Za-z_]\w*)\1[^\n]*\n(?:.*?\n)??[ \t]*\2[ \t]*(?:\n|$)", re.S
 )
