@@ -528,9 +528,11 @@ def _unproven(
         return ""  # the environment lacks a dependency, whoever wrote the import
     if _fresh(first, gist, written):
         return "an error in code the session itself had written or edited (work in progress)"
-    if shapes.explains(dead.cause):
-        return ""
     if shapes.refused(gist) or _environment(output, first.target):
+        return ""
+    if _observes(first.command):
+        return "a check of the state that saw the problem, not an attempt at something"
+    if shapes.explains(dead.cause):
         return ""
     if shapes.bare_gist(gist):
         return "the error says only that it failed, and the session states no cause"
@@ -539,6 +541,18 @@ def _unproven(
     if len(run.failures) >= 3 and episode.success is None:
         return ""
     return "a failure with no stated cause: its error alone is not a lesson"
+
+
+#: Subcommands that only look at the state of something (`kubectl rollout status`,
+#: `docker compose ps`, `gh pr view`): their failure is the problem seen, not a lesson.
+_OBSERVING = frozenset("status get describe list ls show view top inspect info ps logs".split())
+
+
+def _observes(command: str) -> bool:
+    """Whether the command's working stage only looks at the state of something."""
+    stages = snippets.pipeline(command)
+    words = stages[-1] if stages else []
+    return any(w in _OBSERVING for w in snippets.positional(words[1:])[:3])
 
 
 def _installed(package: str, episode: Episode) -> bool:

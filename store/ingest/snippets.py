@@ -635,7 +635,7 @@ def program(command: str) -> str:
     head = words[0]
     if head.startswith("python") and "-m" in words[1:-1]:
         return f"{head} -m {words[words.index('-m') + 1]}"
-    args = _positional(words[1:])
+    args = positional(words[1:])
     if head in RUNNERS and args:
         family = [head, args[0]]
         if args[0] in _RUN_WORDS and len(args) > 1:
@@ -649,7 +649,7 @@ def program(command: str) -> str:
 _SUBCOMMAND = re.compile(r"[a-z][a-z0-9-]{1,24}")
 
 
-def _positional(words: Sequence[str]) -> list[str]:
+def positional(words: Sequence[str]) -> list[str]:
     """The words that are not options, nor the value of a one-letter option (`-n api`)."""
     out: list[str] = []
     skip = False

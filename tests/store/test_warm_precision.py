@@ -75,6 +75,15 @@ def test_an_error_line_that_says_only_that_it_failed_needs_a_cause(gist: str) ->
     assert only(t.extract(), "DEAD_END").suppressed.startswith("the error says only")
 
 
+def test_a_check_of_the_state_that_saw_the_problem_is_no_attempt() -> None:
+    t = Transcript()
+    t.run("Bash", "error: timed out waiting for the condition", error=True,
+          command="kubectl -n api rollout status deploy/api --timeout=10s")  # fmt: skip
+    t.say("The rollout is stuck at 2 of 6 because `maxUnavailable: 0` waits for a Ready pod.")
+    dead = only(t.extract(), "DEAD_END")
+    assert dead.suppressed.startswith("a check of the state that saw the problem")
+
+
 def test_a_name_the_agent_guessed_is_no_lesson_without_a_cause() -> None:
     t = Transcript()
     t.run("Bash", 'npm error Missing script: "lint"', error=True, command="npm run lint")
