@@ -726,7 +726,7 @@ _FAILED_ATTEMPT = re.compile(
 #: What makes a user's correction a lesson: a reason, or a rule for the agent.
 _USER_REASON = re.compile(
     r"\b(?:because|since|so that|otherwise|as it|as that|which (?:would|will)|instead|rather"
-    r" than|never|always|don'?t|do not|must|should(?:n'?t)?|only)\b",
+    r" than|never|always|don'?t|do not|not|must|should(?:n'?t)?|only)\b",
     re.IGNORECASE,
 )
 
