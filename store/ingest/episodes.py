@@ -528,7 +528,7 @@ def _unproven(
         return ""  # the environment lacks a dependency, whoever wrote the import
     if _fresh(first, gist, written):
         return "an error in code the session itself had written or edited (work in progress)"
-    if shapes.refused(gist) or _environment(output, first.target):
+    if shapes.refused(gist) or _environment(gist, first.target):
         return ""
     if _observes(first.command):
         return "a check of the state that saw the problem, not an attempt at something"

@@ -116,6 +116,9 @@ MISSING_PACKAGE = re.compile(
 def missing_package(gist: str) -> str:
     """The package a missing-dependency error names ("" when it is not one, or names a file
     of the project: a relative path or an alias)."""
+    low = gist.lower()
+    if "module" not in low and "resolve" not in low and "package" not in low:
+        return ""  # most errors: no regex at all
     m = MISSING_PACKAGE.search(gist)
     return m.group("name") if m else ""
 
