@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from store.skills.ci.baseline import Applied, Problem
 from store.skills.ci.check import (
@@ -174,11 +176,18 @@ def _rule(rule: str) -> dict[str, Any]:
     }
 
 
+def _artifact(path: str) -> dict[str, str]:
+    """A relative path is a URI reference against SRCROOT; an absolute one a file URI."""
+    if path.startswith("/"):
+        return {"uri": Path(path).as_uri()}
+    return {"uri": quote(path), "uriBaseId": "SRCROOT"}
+
+
 def _result(issue: Issue, entry: Any, rule_index: int) -> dict[str, Any]:
     region: dict[str, Any] = {"startLine": issue.line} if issue.line else {}
     if issue.excerpt and region:
         region["snippet"] = {"text": issue.excerpt}
-    location: dict[str, Any] = {"artifactLocation": {"uri": issue.path, "uriBaseId": "SRCROOT"}}
+    location: dict[str, Any] = {"artifactLocation": _artifact(issue.path)}
     if region:
         location["region"] = region
     result: dict[str, Any] = {
