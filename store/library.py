@@ -53,11 +53,13 @@ from store.models import (
     Suggestion,
     UpgradePlan,
 )
+from store.models.listing import ListingReport
 from store.paths import LibraryPaths
 from store.patterns.retrieval_log import RetrievalLog
 from store.projections import store_blob
 from store.skills import discovery
 from store.skills.discovery import Found, Root
+from store.skills.listing import budget as listing_budget
 from store.skills.surface import surfaces, text_hash
 from store.vectors import VectorIndex
 
@@ -633,6 +635,21 @@ class Library:
                 f" (below {floor:.2f}): nobody has retrieved it lately"
             )
         return dataclasses.replace(detail, pattern_id=row[0], revalidate=why)
+
+    def listing(self, folder: Path, **options: Any) -> ListingReport:
+        """Claude Code's skill listing for a session in `folder`, against its budget
+        (`store.skills.listing`); `options`: context_tokens, fraction, chars."""
+        fraction = float(self.config.get("budget.fraction") or 0)
+        with self.db.read() as conn:
+            return listing_budget.report(
+                conn,
+                folder,
+                home=Path.home(),
+                env=os.environ,
+                config_context_tokens=int(self.config.get("budget.context_tokens") or 0) or None,
+                config_fraction=fraction if 0 < fraction <= 1 else None,
+                **options,
+            )
 
     def suggest(self, context: str, limit: int | None = None) -> list[Suggestion]:
         return self.suggest_many([context], limit)[0]

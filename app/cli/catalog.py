@@ -5,19 +5,59 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+import tempfile
 from datetime import date
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
+from typing import Any
 
-from app.cli.common import CliError, Subcommands, add_command, say
+from app.cli.common import (
+    CliError,
+    Subcommands,
+    add_command,
+    emit,
+    library_at,
+    open_library,
+    plain,
+    say,
+)
+from store.models.listing import ListingReport
 from store.skills.ci import baseline, reports
 from store.skills.ci.check import SEVERITIES, check_paths
-from store.text import safe_json
+from store.skills.listing import routing
+from store.text import one_line, safe_json
 
 
 def register(sub: Subcommands) -> None:
-    """Add `lint`."""
+    """Add `lint`, `budget` and `overlap`."""
+    budget = add_command(
+        sub,
+        "budget",
+        "Claude Code's skill listing for a folder against its character budget",
+        cmd_budget,
+        json_flag=True,
+        reads=True,
+    )
+    budget.add_argument(
+        "folder", nargs="?", type=Path, default=None, metavar="DIR",
+        help="the folder a Claude Code session starts in (default: the current folder)",
+    )  # fmt: skip
+    budget.add_argument("--context-tokens", type=int, help="the model's context window")
+    budget.add_argument("--fraction", type=float, help="the listing's share of the window")
+    budget.add_argument("--chars", type=int, help="a fixed budget in characters")
+    budget.add_argument("--all", action="store_true", help="list hidden and shadowed skills too")
+    budget.add_argument(
+        "--routing",
+        action="store_true",
+        help="also measure what the cut costs routing: the routing evaluation over the corpus"
+        " skills with every description, then with this budget's cut (loads the model, ~1 min)",
+    )
+    budget.add_argument(
+        "--corpus", type=Path, metavar="DIR",
+        help="corpus skills folder for --routing (default: $LIBRARIAN_CORPUS/skills)",
+    )  # fmt: skip
     lint = add_command(
         sub,
         "lint",
@@ -49,6 +89,95 @@ def register(sub: Subcommands) -> None:
         action="store_true",
         help="print baseline entries (with empty reasons to fill in) for the open issues",
     )
+
+
+def cmd_budget(args: argparse.Namespace) -> int:
+    folder = (args.folder or Path.cwd()).expanduser()
+    if not folder.is_dir():
+        raise CliError(f"{folder} is not a folder")
+    if args.fraction is not None and not 0 < args.fraction <= 1:
+        raise CliError("--fraction must be above 0 and at most 1")
+    options = {
+        key: value
+        for key, value in (
+            ("context_tokens", args.context_tokens),
+            ("fraction", args.fraction),
+            ("chars", args.chars),
+        )
+        if value is not None
+    }
+    with open_library(args) as library:
+        found = library.listing(folder.resolve(), **options)
+    data: dict[str, Any] = plain(found)
+    text = budget_text(found, show_all=args.all)
+    if args.routing:
+        loss = _routing(args, found.settings.char_budget, found.settings.max_desc_chars)
+        data["routing"] = loss
+        text += "\n" + routing_text(loss)
+    emit(args, data, text)
+    return 0
+
+
+def _routing(args: argparse.Namespace, budget: int, cap: int) -> dict[str, Any]:
+    corpus = args.corpus or Path(os.environ.get("LIBRARIAN_CORPUS", "")) / "skills"
+    if not corpus.is_dir():
+        raise CliError(f"{corpus}: no corpus skills folder (pass --corpus or set LIBRARIAN_CORPUS)")
+    with tempfile.TemporaryDirectory(prefix="librarian-routing-") as work:
+        return routing.routing_loss(library_at, corpus, Path(work), [budget], cap)
+
+
+def routing_text(loss: dict[str, Any]) -> str:
+    lines = [f"Routing evaluation ({loss['queries']} tasks over {loss['skills']} corpus skills):"]
+    for label, run in loss.items():
+        if isinstance(run, dict):
+            lines.append(
+                f"  {label:<14} recall@1 {run['recall@1']:.2f}  @5 {run['recall@5']:.2f}"
+                f"  @10 {run['recall@10']:.2f}  ({run['name_only']} of {loss['skills']}"
+                " listed by name only)"
+            )
+    return "\n".join(lines)
+
+
+_STATE_LABEL = {
+    "full": "listed",
+    "dropped": "NAME ONLY",
+    "name_only": "name only",
+    "hidden": "hidden",
+    "shadowed": "shadowed",
+}
+
+
+def budget_text(r: ListingReport, *, show_all: bool = False) -> str:
+    s = r.settings
+    lines = [
+        f"Claude Code's skill listing for {one_line(r.folder, 200)}",
+        f"  budget {s.char_budget:,} characters ({s.context_tokens:,} tokens x {s.fraction:g}"
+        f" x {s.chars_per_token:g} chars/token; descriptions cut at {s.max_desc_chars:,})",
+        *(f"    {one_line(what, 40)}: {one_line(where, 160)}" for what, where in s.sources),
+        f"  listing {r.used_chars:,} characters as cut; {r.full_chars:,} with every description;"
+        f" usage from {r.sessions:,} ingested sessions",
+        "",
+        f"  {'state':<9} {'chars':>6} {'desc':>6} {'uses':>5} {'drop':>4}  skill",
+    ]
+    for e in r.entries:
+        if e.state in ("hidden", "shadowed") and not show_all:
+            continue
+        drop = str(e.drop_rank) if e.drop_rank else "-"
+        cap = "+" if e.capped else " "
+        lines.append(
+            f"  {_STATE_LABEL[e.state]:<9} {e.listed_chars:>6,} {e.description_chars:>5,}{cap}"
+            f" {e.uses:>5} {drop:>4}  {one_line(e.name, 60)} ({e.scope})"
+            + ("" if e.in_library else " [not in the library]")
+        )
+        if e.state in ("dropped", "hidden", "shadowed", "name_only") and show_all:
+            lines.append(f"  {'':<33} {one_line(e.reason, 120)}")
+    hidden = sum(1 for e in r.entries if e.state in ("hidden", "shadowed"))
+    if hidden and not show_all:
+        lines.append(f"  ({hidden} hidden or shadowed skills not shown: --all)")
+    lines.append("")
+    lines += [f"* {one_line(a.message, 600)}" for a in r.advice]
+    lines += [f"! not read: {one_line(u, 200)}" for u in r.unread]
+    return "\n".join(lines)
 
 
 def cmd_lint(args: argparse.Namespace) -> int:

@@ -43,7 +43,8 @@ def measure(split: str = "dev", root: Path = SECURITY_SET) -> dict[str, Any]:
     expected: dict[str, list[str]] = labels[table]
     root = root / folder
     started = time.perf_counter()
-    caught, missed = [], []
+    caught: list[str] = []
+    missed: list[str] = []
     for name, rules in sorted(expected.items()):
         issues = check_paths([root / "malicious" / name], root).issues
         hit = any(alarming(i) and i.rule in rules for i in issues)

@@ -140,12 +140,12 @@ def apply(issues: Sequence[Issue], entries: Sequence[Suppression], today: date) 
     suppressed: list[tuple[Issue, Suppression]] = []
     used: set[int] = set()
     for issue in issues:
-        entry = next((e for e in live if e.matches(issue)), None)
-        if entry is None:
+        match = next((e for e in live if e.matches(issue)), None)
+        if match is None:
             open_issues.append(issue)
         else:
-            suppressed.append((issue, entry))
-            used.add(entry.index)
+            suppressed.append((issue, match))
+            used.add(match.index)
     for entry in live:
         if entry.index not in used:
             problems.append(
