@@ -54,12 +54,14 @@ from store.models import (
     UpgradePlan,
 )
 from store.models.listing import ListingReport
+from store.models.overlap import OverlapPair
 from store.paths import LibraryPaths
 from store.patterns.retrieval_log import RetrievalLog
 from store.projections import store_blob
 from store.skills import discovery
 from store.skills.discovery import Found, Root
 from store.skills.listing import budget as listing_budget
+from store.skills.overlap import OverlapFinder
 from store.skills.surface import surfaces, text_hash
 from store.vectors import VectorIndex
 
@@ -128,6 +130,7 @@ class Library:
         self._retrieval_log: RetrievalLog | None = None
         self._synced: tuple[tuple[Any, ...], bool] = ((), False)
         self._matrix: tuple[str, Matrix, dict[int, int]] | None = None
+        self._overlap: OverlapFinder | None = None
 
     # -- wiring ------------------------------------------------------------------------
 
@@ -650,6 +653,19 @@ class Library:
                 config_fraction=fraction if 0 < fraction <= 1 else None,
                 **options,
             )
+
+    def overlaps(self, key: str | int | None = None) -> list[OverlapPair]:
+        """Skills routing confuses and exact duplicates (`store.skills.overlap`): every pair,
+        or those of one skill."""
+        if self._overlap is None:
+            self._overlap = OverlapFinder(self.db, self.model_name)
+        if key is None:
+            return self._overlap.pairs()
+        with self.db.read() as conn:
+            sid = catalog.resolve(conn, key)
+        if sid is None:
+            raise LibraryError(f"no skill {key!r}")
+        return self._overlap.pairs(sid)
 
     def suggest(self, context: str, limit: int | None = None) -> list[Suggestion]:
         return self.suggest_many([context], limit)[0]

@@ -217,30 +217,9 @@ class Searcher:
         }
 
     def _informative(self, conn: sqlite3.Connection, terms: list[str]) -> list[str]:
-        """Terms that occur in the catalog, minus those in so many skills that they carry no
-        evidence (near-zero IDF) but would make bm25 walk huge posting lists."""
-        if not terms:
-            return []
-        _ensure_query_tables(conn)
-        conn.execute("DELETE FROM temp.query_words")
-        conn.executemany(
-            "INSERT INTO temp.query_words(rowid, word) VALUES (?,?)", list(enumerate(terms))
-        )
-        stem_of = {
-            int(doc): term
-            for doc, term in conn.execute("SELECT doc, term FROM temp.query_words_vocab")
-        }
-        stems = sorted(set(stem_of.values()))
-        marks = ",".join("?" * len(stems))
-        frequency = dict(
-            conn.execute(f"SELECT term, doc FROM temp.catalog_vocab WHERE term IN ({marks})", stems)
-        )
         if self._documents < 0:
             self._documents = int(conn.execute("SELECT count(*) FROM skills_fts").fetchone()[0])
-        ceiling = max(COMMON_SHARE * self._documents, COMMON_MIN_DOCS)
-        return [
-            t for i, t in enumerate(terms) if 0 < frequency.get(stem_of.get(i, ""), 0) <= ceiling
-        ]
+        return informative_terms(conn, terms, self._documents)
 
     def _dense(self, vector: Matrix, candidates: dict[int, _Candidate]) -> None:
         index = self.library.index
@@ -316,6 +295,28 @@ class Searcher:
             importance=round(weight, 4),
             reasons=tuple(reasons),
         )
+
+
+def informative_terms(conn: sqlite3.Connection, terms: list[str], documents: int) -> list[str]:
+    """Terms that occur in the catalog, minus those in so many skills that they carry no
+    evidence (near-zero IDF) but would make bm25 walk huge posting lists."""
+    if not terms:
+        return []
+    _ensure_query_tables(conn)
+    conn.execute("DELETE FROM temp.query_words")
+    conn.executemany(
+        "INSERT INTO temp.query_words(rowid, word) VALUES (?,?)", list(enumerate(terms))
+    )
+    stem_of = {
+        int(doc): term for doc, term in conn.execute("SELECT doc, term FROM temp.query_words_vocab")
+    }
+    stems = sorted(set(stem_of.values()))
+    marks = ",".join("?" * len(stems))
+    frequency = dict(
+        conn.execute(f"SELECT term, doc FROM temp.catalog_vocab WHERE term IN ({marks})", stems)
+    )
+    ceiling = max(COMMON_SHARE * documents, COMMON_MIN_DOCS)
+    return [t for i, t in enumerate(terms) if 0 < frequency.get(stem_of.get(i, ""), 0) <= ceiling]
 
 
 def _matched(patterns: list[tuple[str, re.Pattern[str]]], text: str) -> list[str]:

@@ -24,6 +24,7 @@ from app.cli.common import (
     say,
 )
 from store.models.listing import ListingReport
+from store.models.overlap import OverlapPair
 from store.skills.ci import baseline, reports
 from store.skills.ci.check import SEVERITIES, check_paths
 from store.skills.listing import routing
@@ -58,6 +59,15 @@ def register(sub: Subcommands) -> None:
         "--corpus", type=Path, metavar="DIR",
         help="corpus skills folder for --routing (default: $LIBRARIAN_CORPUS/skills)",
     )  # fmt: skip
+    overlap = add_command(
+        sub,
+        "overlap",
+        "skills routing confuses, and exact duplicates under different names",
+        cmd_overlap,
+        json_flag=True,
+        reads=True,
+    )
+    overlap.add_argument("skill", nargs="?", help="only this skill's pairs (name, id or path)")
     lint = add_command(
         sub,
         "lint",
@@ -177,6 +187,35 @@ def budget_text(r: ListingReport, *, show_all: bool = False) -> str:
     lines.append("")
     lines += [f"* {one_line(a.message, 600)}" for a in r.advice]
     lines += [f"! not read: {one_line(u, 200)}" for u in r.unread]
+    return "\n".join(lines)
+
+
+def cmd_overlap(args: argparse.Namespace) -> int:
+    with open_library(args) as library:
+        pairs = library.overlaps(args.skill)
+    emit(args, [plain(p) for p in pairs], overlap_text(pairs))
+    return 0
+
+
+_SUGGESTION = {"retire_one": "retire one", "merge": "merge", "sharpen": "sharpen one"}
+
+
+def overlap_text(pairs: list[OverlapPair]) -> str:
+    if not pairs:
+        return "no overlapping skills"
+    lines = []
+    for p in pairs:
+        lines.append(
+            f"{one_line(p.a, 60)} <-> {one_line(p.b, 60)}: {p.kind}, {_SUGGESTION[p.suggestion]}"
+        )
+        lines.append(
+            f"  routing: {one_line(p.b, 60)} scores {p.a_to_b:.0%} of {one_line(p.a, 60)} on"
+            f" {one_line(p.a, 60)}'s own description, {p.b_to_a:.0%} the other way;"
+            f" card cosine {p.cosine:.2f}; bodies {p.body_similarity:.0%} alike"
+        )
+        if p.shared_terms:
+            lines.append(f"  shared words: {one_line(', '.join(p.shared_terms), 200)}")
+        lines.append(f"  {one_line(p.reason, 300)}")
     return "\n".join(lines)
 
 
