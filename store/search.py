@@ -300,6 +300,15 @@ class Searcher:
 def informative_terms(conn: sqlite3.Connection, terms: list[str], documents: int) -> list[str]:
     """Terms that occur in the catalog, minus those in so many skills that they carry no
     evidence (near-zero IDF) but would make bm25 walk huge posting lists."""
+    ceiling = max(COMMON_SHARE * documents, COMMON_MIN_DOCS)
+    return [
+        t for t, f in zip(terms, term_frequencies(conn, terms), strict=True) if 0 < f <= ceiling
+    ]
+
+
+def term_frequencies(conn: sqlite3.Connection, terms: Sequence[str]) -> list[int]:
+    """How many skills hold each term (stemmed with the catalog's own tokenizer); 0 when
+    none does. One batch for any number of terms."""
     if not terms:
         return []
     _ensure_query_tables(conn)
@@ -311,12 +320,14 @@ def informative_terms(conn: sqlite3.Connection, terms: list[str], documents: int
         int(doc): term for doc, term in conn.execute("SELECT doc, term FROM temp.query_words_vocab")
     }
     stems = sorted(set(stem_of.values()))
-    marks = ",".join("?" * len(stems))
-    frequency = dict(
-        conn.execute(f"SELECT term, doc FROM temp.catalog_vocab WHERE term IN ({marks})", stems)
-    )
-    ceiling = max(COMMON_SHARE * documents, COMMON_MIN_DOCS)
-    return [t for i, t in enumerate(terms) if 0 < frequency.get(stem_of.get(i, ""), 0) <= ceiling]
+    frequency: dict[str, int] = {}
+    for start in range(0, len(stems), 500):
+        chunk = stems[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        frequency.update(
+            conn.execute(f"SELECT term, doc FROM temp.catalog_vocab WHERE term IN ({marks})", chunk)
+        )
+    return [frequency.get(stem_of.get(i, ""), 0) for i in range(len(terms))]
 
 
 def _matched(patterns: list[tuple[str, re.Pattern[str]]], text: str) -> list[str]:

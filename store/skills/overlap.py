@@ -20,6 +20,7 @@ import re
 import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
@@ -28,13 +29,13 @@ from store.db import Database
 from store.models.overlap import OverlapPair
 from store.search import (
     BM25_WEIGHTS,
-    CANDIDATES,
-    MIN_DENSE_SPREAD,
+    COMMON_MIN_DOCS,
+    COMMON_SHARE,
     STOPWORDS,
     Weights,
     fts_query,
-    informative_terms,
     query_terms,
+    term_frequencies,
 )
 from store.skills.surface import SLOTS, name_words
 
@@ -162,27 +163,26 @@ def duplicates(conn: sqlite3.Connection, catalog: Catalog) -> list[tuple[_Skill,
 def neighbours(
     catalog: Catalog, only: Iterable[int] | None = None
 ) -> dict[int, list[tuple[int, float]]]:
-    """Each skill's nearest others by card cosine (≥ CANDIDATE_COSINE), exact, in blocks."""
+    """Each skill's nearest others by card cosine (≥ CANDIDATE_COSINE, at most NEIGHBOURS),
+    exact, in blocks."""
     with_row = [s for s in catalog.skills if s.row >= 0]
     if not with_row:
         return {}
-    rows = np.array([s.row for s in with_row])
-    matrix = catalog.cards[rows]
-    wanted = with_row if only is None else [s for s in with_row if s.sid in set(only)]
-    k = min(NEIGHBOURS + 1, len(with_row))
+    matrix = catalog.cards[np.array([s.row for s in with_row])]
+    wanted_ids = None if only is None else set(only)
+    wanted = [i for i, s in enumerate(with_row) if wanted_ids is None or s.sid in wanted_ids]
     found: dict[int, list[tuple[int, float]]] = {}
     for start in range(0, len(wanted), _BLOCK):
         block = wanted[start : start + _BLOCK]
-        sims = catalog.cards[[s.row for s in block]] @ matrix.T
-        top = np.argpartition(-sims, k - 1, axis=1)[:, :k]
-        for i, skill in enumerate(block):
-            near = [
-                (with_row[j].sid, float(sims[i, j]))
-                for j in top[i]
-                if with_row[j].sid != skill.sid and sims[i, j] >= CANDIDATE_COSINE
-            ]
-            if near:
-                found[skill.sid] = sorted(near, key=lambda p: (-p[1], p[0]))
+        sims = matrix[block] @ matrix.T
+        sims[np.arange(len(block)), block] = -1.0  # not its own neighbour
+        rows, cols = np.nonzero(sims >= CANDIDATE_COSINE)
+        per_row: dict[int, list[tuple[int, float]]] = {}
+        for r, c in zip(rows.tolist(), cols.tolist(), strict=True):
+            per_row.setdefault(r, []).append((with_row[c].sid, float(sims[r, c])))
+        for r, near in per_row.items():
+            ranked = sorted(near, key=lambda p: (-p[1], p[0]))[:NEIGHBOURS]
+            found[with_row[block[r]].sid] = ranked
     return found
 
 
@@ -191,23 +191,37 @@ def neighbours(
 
 @dataclass
 class Router:
-    """`suggest`'s relevance for a skill's own description, over the skills it reaches."""
+    """`suggest`'s relevance for a skill's own description over the skills that could take
+    its tasks: the skill and its neighbours. Lexical: FTS5 bm25 with `suggest`'s column
+    weights and its rule for dropping terms most skills share, normalised by the best of the
+    set; dense: card and use cosine to the skill's card, blended as `suggest` blends them
+    (not stretched: over a handful of skills a min-max would turn a hair into the whole
+    range); fused with `suggest`'s 0.6/0.4."""
 
     conn: sqlite3.Connection
     catalog: Catalog
+    near: dict[int, list[tuple[int, float]]]
     weights: Weights = field(default_factory=Weights)
     documents: int = 0
+    frequency: dict[str, int] = field(default_factory=dict)
     cache: dict[int, dict[int, float]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.documents = int(self.conn.execute("SELECT count(*) FROM skills_fts").fetchone()[0])
 
+    def prepare(self, skills: Iterable[_Skill]) -> None:
+        """Look up how common every word of these skills' descriptions is, in one batch."""
+        words = sorted(
+            {w for s in skills for w in query_terms(_own_words(s))} - set(self.frequency)
+        )
+        self.frequency.update(zip(words, term_frequencies(self.conn, words), strict=True))
+
     def scores(self, skill: _Skill, extra: Iterable[int] = ()) -> dict[int, float]:
-        """Fused relevance of the skills reached by `skill`'s description (and `extra`)."""
+        """Fused relevance, on `skill`'s description, of it, its neighbours and `extra`."""
         if skill.sid in self.cache:
             return self.cache[skill.sid]
-        lexical = self._lexical(_own_words(skill))
-        candidates = set(lexical) | set(extra) | {skill.sid}
+        candidates = {skill.sid, *(sid for sid, _ in self.near.get(skill.sid, ())), *extra}
+        lexical = self._lexical(skill, sorted(candidates))
         dense = self._dense(skill, candidates)
         w = self.weights
         fused = {
@@ -217,15 +231,20 @@ class Router:
         self.cache[skill.sid] = fused
         return fused
 
-    def _lexical(self, text: str) -> dict[int, float]:
-        terms = informative_terms(self.conn, query_terms(text), self.documents)
+    def _lexical(self, skill: _Skill, candidates: list[int]) -> dict[int, float]:
+        words = query_terms(_own_words(skill))
+        if any(w not in self.frequency for w in words):
+            self.prepare([skill])
+        ceiling = max(COMMON_SHARE * self.documents, COMMON_MIN_DOCS)
+        terms = [w for w in words if 0 < self.frequency.get(w, 0) <= ceiling]
         if not terms:
             return {}
         b = BM25_WEIGHTS
+        marks = ",".join("?" * len(candidates))
         rows = self.conn.execute(
             f"SELECT rowid, -bm25(skills_fts, {b[0]}, {b[1]}, {b[2]}, {b[3]}) FROM skills_fts"
-            f" WHERE skills_fts MATCH ? ORDER BY rank LIMIT {CANDIDATES}",
-            (fts_query(terms),),
+            f" WHERE skills_fts MATCH ? AND rowid IN ({marks})",
+            (fts_query(terms), *candidates),
         ).fetchall()
         best = max((r[1] for r in rows), default=0.0) or 1.0
         return {int(sid): float(score) / best for sid, score in rows}
@@ -243,11 +262,7 @@ class Router:
             card = float(self.catalog.cards[other.row] @ query)
             use = float(self.catalog.uses[other.use_row] @ query) if other.use_row >= 0 else card
             raw[sid] = card_share * card + (1 - card_share) * max(card, use)
-        if not raw:
-            return {}
-        top, floor = max(raw.values()), min(raw.values())
-        spread = max(top - floor, MIN_DENSE_SPREAD)
-        return {sid: max(0.0, (v - floor) / spread) for sid, v in raw.items()}
+        return raw
 
 
 def _own_words(skill: _Skill) -> str:
@@ -261,9 +276,10 @@ def _own_words(skill: _Skill) -> str:
 # -- pairs -----------------------------------------------------------------------------------
 
 
-def _shingles(text: str, size: int = 3) -> set[str]:
+@lru_cache(maxsize=4096)
+def _shingles(text: str, size: int = 3) -> frozenset[str]:
     words = _WORD.findall(text.lower()[:20_000])
-    return {" ".join(words[i : i + size]) for i in range(max(0, len(words) - size + 1))}
+    return frozenset(" ".join(words[i : i + size]) for i in range(max(0, len(words) - size + 1)))
 
 
 def body_similarity(a: str, b: str) -> float:
@@ -273,6 +289,7 @@ def body_similarity(a: str, b: str) -> float:
     return len(left & right) / len(left | right)
 
 
+@lru_cache(maxsize=8192)
 def _terms(text: str) -> list[str]:
     return [
         w for w in dict.fromkeys(_WORD.findall(text.lower())) if len(w) > 2 and w not in STOPWORDS
@@ -364,15 +381,20 @@ def overlaps(
     conn: sqlite3.Connection, catalog: Catalog, skill_id: int | None = None
 ) -> list[OverlapPair]:
     """Every overlapping pair in the catalog (or only those of `skill_id`), worst first."""
-    router = Router(conn, catalog)
+    near = neighbours(catalog, None if skill_id is None else [skill_id])
+    if skill_id is not None:  # the skill's neighbours compete on their own tasks too
+        near.update(neighbours(catalog, {sid for sid, _ in near.get(skill_id, ())}))
+    router = Router(conn, catalog, near)
+    router.prepare(catalog.by_id[sid] for sid in near)
     pairs: list[tuple[_Skill, _Skill, str, float, float, float]] = []
     seen: set[tuple[int, int]] = set()
     for a, b in duplicates(conn, catalog):
         if skill_id is None or skill_id in (a.sid, b.sid):
             seen.add(_key(a, b))
             pairs.append((a, b, "duplicate", _cosine(catalog, a, b), 1.0, 1.0))
-    near = neighbours(catalog, None if skill_id is None else [skill_id])
     for sid, close in near.items():
+        if skill_id is not None and sid != skill_id:
+            continue
         a = catalog.by_id[sid]
         for other_id, cosine in close:
             b = catalog.by_id[other_id]
