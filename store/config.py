@@ -107,6 +107,9 @@ pitfalls = 5
 # settings and SLASH_COMMAND_TOOL_CHAR_BUDGET win over these.
 context_tokens = 200000
 fraction = 0
+# The folder the Skills screen's budget panel shows the listing of (empty: where the app
+# was started).
+folder = ""
 
 [prompt_hook]
 # The UserPromptSubmit hook: skills whose relevance to the prompt clears `floor` (0..1) are
