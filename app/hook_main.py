@@ -1,8 +1,11 @@
 """The processes Claude Code's hooks start, kept off the CLI's import path.
 
 `librarian hook stop|session-end` runs on every turn end: it reads the hook's JSON (with a
-deadline), queues the transcript and, only when no worker holds the spool, starts one. It
-imports the standard library, `store.paths` and `store.hooks`, nothing else. `hook drain`
+deadline), queues the transcript and, only when no worker holds the spool, starts one.
+`librarian hook user-prompt` runs before every prompt: it relays what the resident ranker
+says fits the prompt (`store.skills.prompt_context`). They import the standard library,
+`store.paths`, `store.hooks`, `store.query_terms` and `store.skills.prompt_context`, nothing
+else. `hook drain`
 is that worker: it takes the spool's lock before it loads the library, so a burst of hooks
 costs one library load, and after letting the lock go it looks at the queue once more (a
 hook that found the lock held left its entry for this worker).
@@ -18,6 +21,7 @@ from pathlib import Path
 from store import hooks
 from store.paths import LibraryPaths, resolve_library_dir
 from store.process import own_module
+from store.skills import prompt_context
 
 #: The worker starts this many seconds after the hook, so the hook process exits without
 #: competing for the CPU, and a burst of turns is drained at once.
@@ -25,6 +29,8 @@ WORKER_DELAY = 0.5
 #: The most a hook reads from stdin (Claude Code's hook JSON is a few hundred bytes).
 MAX_INPUT = 4_000_000
 QUEUEING = ("stop", "session-end")
+#: The UserPromptSubmit hook: skills that fit the prompt, as context (or nothing).
+PROMPT = "user-prompt"
 
 
 def parse(argv: Sequence[str]) -> tuple[str | None, str, float] | None:
@@ -36,7 +42,7 @@ def parse(argv: Sequence[str]) -> tuple[str | None, str, float] | None:
         library, args = args[1], args[2:]
     elif args and args[0].startswith("--library="):
         library, args = args[0].split("=", 1)[1], args[1:]
-    if len(args) < 2 or args[0] != "hook" or args[1] not in (*QUEUEING, "drain"):
+    if len(args) < 2 or args[0] != "hook" or args[1] not in (*QUEUEING, PROMPT, "drain"):
         return None
     rest, delay = args[2:], 0.0
     if args[1] == "drain" and len(rest) == 2 and rest[0] == "--delay":
@@ -48,9 +54,11 @@ def parse(argv: Sequence[str]) -> tuple[str | None, str, float] | None:
 
 
 def run(library: str | None, action: str, delay: float = 0.0) -> int:
-    """Run one hook action; `stop`/`session-end` exit 0 whatever happens."""
+    """Run one hook action; `stop`/`session-end`/`user-prompt` exit 0 whatever happens."""
     if action == "drain":
         return drain(library, delay)
+    if action == PROMPT:
+        return user_prompt(library)
     try:
         root = resolve_library_dir(library)
         spool = LibraryPaths(root).spool
@@ -59,6 +67,20 @@ def run(library: str | None, action: str, delay: float = 0.0) -> int:
             worker = [*own_module("app"), "--library", str(root), "hook", "drain"]
             hooks.spawn_worker([*worker, "--delay", str(WORKER_DELAY)], spool / "worker.log")
     except BaseException:  # a hook never fails Claude Code's turn
+        pass
+    return 0
+
+
+def user_prompt(library: str | None) -> int:
+    """Print the skills that fit the prompt (or nothing); exit 0 whatever happens."""
+    try:
+        root = resolve_library_dir(library)
+        raw = hooks.read_stdin(sys.stdin, prompt_context.MAX_INPUT)
+        output = prompt_context.run_hook(root, raw)
+        if output:
+            sys.stdout.write(output + "\n")
+            sys.stdout.flush()
+    except BaseException:  # a hook never fails the prompt
         pass
     return 0
 

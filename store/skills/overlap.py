@@ -27,14 +27,12 @@ import numpy.typing as npt
 
 from store.db import Database
 from store.models.overlap import OverlapPair
+from store.query_terms import STOPWORDS, fts_query, query_terms
 from store.search import (
     BM25_WEIGHTS,
     COMMON_MIN_DOCS,
     COMMON_SHARE,
-    STOPWORDS,
     Weights,
-    fts_query,
-    query_terms,
     term_frequencies,
 )
 from store.skills.surface import SLOTS, name_words

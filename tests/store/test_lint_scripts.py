@@ -212,7 +212,8 @@ def test_python_that_reads_a_credential_file_and_sends_it() -> None:
     "source",
     [
         # one named token sent to its own API: how API clients work
-        'import os, requests\nrequests.post("https://api.x/i", headers={"A": os.environ["TOKEN"]})\n',
+        "import os, requests\n"
+        'requests.post("https://api.x/i", headers={"A": os.environ["TOKEN"]})\n',
         # the environment handed to a child process, then unrelated data sent
         "import os, subprocess, requests\nenv = dict(os.environ)\nenv['X'] = '1'\n"
         "subprocess.run(['pytest'], env=env)\nport = env['PORT']\n"

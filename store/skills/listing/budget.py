@@ -19,7 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from store.models.listing import Advice, ListingEntry, ListingReport, ListingSettings
-from store.search import STOPWORDS
+from store.query_terms import STOPWORDS
 from store.skills.discovery import claude_home
 from store.skills.listing.settings import (
     MANAGED_SETTINGS,
