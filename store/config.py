@@ -114,15 +114,16 @@ folder = ""
 [prompt_hook]
 # The UserPromptSubmit hook: skills whose relevance to the prompt clears `floor` (0..1) are
 # added as context, at most `skills` of them within `max_chars`. The hook asks a small
-# resident ranker (started on demand, gone after `idle_minutes` without prompts) and answers
-# from the lexical index alone when it is not up within `wait_ms`.
+# resident ranker (started on demand, gone after `idle_minutes` without prompts; `server =
+# false`: never) and waits up to `wait_ms` for its answer; while no ranker is up it answers
+# from the lexical index alone.
 floor = 0.40
 # The same without the ranker (its first seconds, or `server = false`): the share of the
 # prompt's words (weighted by rarity) a skill's name, description and use text cover.
 lexical_floor = 0.30
 skills = 3
 max_chars = 1200
-wait_ms = 90
+wait_ms = 1000
 idle_minutes = 30
 server = true
 

@@ -8,9 +8,9 @@ on any problem it prints nothing and exits 0. Ranking with `suggest` needs the e
 model, which takes seconds to load, so the hook does not load it: it asks a small resident
 ranker (`app.prompt_server`, one per library, started on demand and gone after
 `prompt_hook.idle_minutes` without prompts) over a Unix socket in a private runtime folder,
-and relays its answer. When the ranker is not up within `prompt_hook.wait_ms` the hook
-answers from the library's lexical index alone (`prompt_lexical`) and starts the ranker for
-the next prompt.
+and relays its answer (waiting at most `prompt_hook.wait_ms` for it). When no ranker is up the
+hook answers from the library's lexical index alone (`prompt_lexical`) and starts the ranker
+for the next prompt.
 
 This module is the hook's side: standard library only (plus `store.hooks` and
 `store.process`, which are too), so `python -E -P -m app … hook user-prompt` starts in tens of
@@ -62,7 +62,7 @@ class Settings:
     lexical_floor: float = 0.30  # share of the prompt's (IDF-weighted) words a skill covers
     skills: int = 3
     max_chars: int = 1200
-    wait_ms: int = 90
+    wait_ms: int = 1000
     idle_minutes: float = 30.0
     server: bool = True
 
@@ -214,14 +214,19 @@ def ranker_paths(root: Path, env: Mapping[str, str] | None = None) -> tuple[Path
     return folder / f"{key}.sock", folder / f"{key}.lock"
 
 
+#: How long connecting to the ranker may take (a local socket: at once, or never).
+CONNECT_SECONDS = 0.05
+
+
 def ask_ranker(sock: Path, request: Request, seconds: float) -> str | None:
     """The ranker's hook output for `request` ("" for nothing to add); None when there is no
-    ranker or it does not answer within `seconds`."""
+    ranker, or it does not answer within `seconds` once connected."""
     message = {"prompt": request.prompt, "cwd": request.cwd, "session_id": request.session_id}
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
-            client.settimeout(seconds)
+            client.settimeout(CONNECT_SECONDS)
             client.connect(str(sock))
+            client.settimeout(seconds)
             client.sendall(json.dumps(message).encode("utf-8") + b"\n")
             reply = _read_line(client, MAX_REPLY)
     except (OSError, ValueError):

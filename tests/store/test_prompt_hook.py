@@ -77,7 +77,7 @@ def test_settings_from_config_are_bounded(tmp_path: Path) -> None:
     assert (settings.floor, settings.skills, settings.wait_ms, settings.server) == (
         0.5,
         10,
-        90,
+        1000,
         False,
     )
     config.write_text("not [toml", encoding="utf-8")
