@@ -142,13 +142,21 @@ def _why(out: Text, hit: Suggestion) -> None:
         out.append("; ".join(hit.reasons) + "\n", style="dim")
 
 
+#: Spec findings that are information, not warnings (the spec makes `license` optional).
+INFO_CODES = frozenset({"license_missing"})
+
+
 def _warnings(out: Text, detail: SkillDetail) -> None:
-    _section(out, f"Spec warnings ({len(detail.warnings)})")
-    if not detail.warnings:
+    warnings = [w for w in detail.warnings if w.code not in INFO_CODES]
+    notes = [w for w in detail.warnings if w.code in INFO_CODES]
+    _section(out, f"Spec warnings ({len(warnings)})" + (f" · {len(notes)} info" if notes else ""))
+    if not warnings and not notes:
         out.append("none\n", style="dim")
-    for w in detail.warnings:
+    for w in warnings:
         out.append(f"{w.code}: ", style="yellow")
         out.append(one_line(w.message, 400) + "\n")
+    for w in notes:
+        out.append(f"info {w.code}: {one_line(w.message, 400)}\n", style="dim")
 
 
 def _overlap_flag(out: Text, detail: SkillDetail, overlaps: tuple[OverlapPair, ...] | None) -> None:

@@ -280,3 +280,18 @@ def test_issue_kind() -> None:
     spec = Issue("spec.license_missing", "info", "m", "a/SKILL.md", 0, "a")
     assert spec.kind == "spec"
     assert Issue("secret", "high", "m", "a/SKILL.md", 1, "a").kind == "security"
+
+
+def test_the_catalog_counts_license_missing_as_information(tmp_path: Path) -> None:
+    from store.library import Library
+    from tests.store.conftest import HashEmbedder
+
+    root = tmp_path / "skills"
+    write_skill(root, "no-license", "---\nname: no-license\ndescription: Does a thing.\n---\n\nx\n")
+    write_skill(root, "two", "---\nname: two\ndescription: Does <b> too.\nversion: 1\n---\n\nx\n")
+    with Library(tmp_path / "lib", embedder=HashEmbedder()) as library:
+        library.scan([root])
+        counts = {r.name: r.warning_count for r in library.list_skills()}
+        detail = library.get_skill("no-license")
+    assert counts == {"no-license": 0, "two": 2}  # angle brackets, extra key; not the license
+    assert [w.code for w in detail.warnings] == ["license_missing"]  # still on record
