@@ -322,6 +322,7 @@ class SkillsScreen(LibrarianScreen):
         detail = self.query_one(SkillDetailView)
         showing = not panel.display
         panel.display, detail.display = showing, not showing
+        self.set_class(showing, "-budget")  # the panel's table wants the wider column
         if showing:
             panel.show(None)
             self.load_budget()
