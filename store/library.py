@@ -60,8 +60,6 @@ from store.patterns.retrieval_log import RetrievalLog
 from store.projections import store_blob
 from store.skills import discovery
 from store.skills.discovery import Found, Root
-from store.skills.listing import budget as listing_budget
-from store.skills.overlap import OverlapFinder
 from store.skills.surface import surfaces, text_hash
 from store.vectors import VectorIndex
 
@@ -72,6 +70,7 @@ if TYPE_CHECKING:
     from store.lifecycle.graph import DependencyGraph
     from store.models import Dependency, GraphFocus, GraphProblems, HealthChange, Outcome
     from store.patterns.memory import Memory
+    from store.skills.overlap import OverlapFinder
     from store.skills.reconcile import Candidate, Loaded
 
 Progress = Callable[[int, int], None]
@@ -234,6 +233,9 @@ class Library:
                 progress(min(start + size, len(found)), len(found))
         seen = {str(f.path) for f in found}
         gone = self._write_uninstalls(roots, truncated, seen, known)
+        from store.skills.relint import relint  # scanning only (parser, lint)
+
+        relint(self.db, self.append_event)  # unchanged skills linted with older rules
         self.sync_index(embed=embed)
         report = catalog.graph_report(self.db)
         return ScanReport(
@@ -346,6 +348,7 @@ class Library:
     def _append_version(
         self, conn: sqlite3.Connection, type_: str, sid: int, item: Loaded, row: sqlite3.Row | None
     ) -> None:
+        from store.skills.lint import LINT_VERSION
         from store.skills.reconcile import finding_dict, manifest_of
 
         cand, parsed = item.candidate, item.parsed
@@ -372,6 +375,7 @@ class Library:
             "warnings": [[w.code, w.message] for w in parsed.warnings],
             "findings": [finding_dict(f) for f in item.findings],
             "relations": [list(r) for r in parsed.relations],
+            "lint_version": LINT_VERSION,
         }
         if type_ == "skill.installed":
             payload["status"] = "stable"
@@ -642,9 +646,11 @@ class Library:
     def listing(self, folder: Path, **options: Any) -> ListingReport:
         """Claude Code's skill listing for a session in `folder`, against its budget
         (`store.skills.listing`); `options`: context_tokens, fraction, chars."""
+        from store.skills.listing import budget  # the parser and Claude Code's settings
+
         fraction = float(self.config.get("budget.fraction") or 0)
         with self.db.read() as conn:
-            return listing_budget.report(
+            return budget.report(
                 conn,
                 folder,
                 home=Path.home(),
@@ -657,6 +663,8 @@ class Library:
     def overlaps(self, key: str | int | None = None) -> list[OverlapPair]:
         """Skills routing confuses and exact duplicates (`store.skills.overlap`): every pair,
         or those of one skill."""
+        from store.skills.overlap import OverlapFinder  # only the overlap report reads it
+
         if self._overlap is None:
             self._overlap = OverlapFinder(self.db, self.model_name)
         if key is None:
