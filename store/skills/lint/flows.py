@@ -486,6 +486,11 @@ _PY_TRIGGERS = (
     "bashrc", "zshrc", "profile", "cron", "launch", "systemd", ".env",
 )  # fmt: skip
 _JS_LANGS = frozenset({"javascript", "js", "typescript", "ts", "node", "mjs"})
+#: A fence opening a block in one of those languages: without one, no block is looked at.
+_CODE_FENCE = re.compile(
+    r"(?m)^[ \t]{0,3}(?:```+|~~~+)[ \t]*(?:python3?|py|javascript|js|typescript|ts|node|mjs)\b",
+    re.IGNORECASE,
+)
 
 
 def flow_hits(relpath: str, text: str, line_offsets: Sequence[int]) -> list[_Hit]:
@@ -498,6 +503,8 @@ def flow_hits(relpath: str, text: str, line_offsets: Sequence[int]) -> list[_Hit
     if not lower.endswith((".md", ".markdown", ".mdx")):
         return []
     hits: list[_Hit] = []
+    if _CODE_FENCE.search(text) is None:
+        return hits
     for lang, first_line, block in fenced_blocks(text):
         if lang in _PY_LANGS and _has_any(block, _PY_TRIGGERS):
             hits += python_hits(block, line_offsets, first_line)
@@ -513,11 +520,14 @@ def _has_any(text: str, words: Sequence[str]) -> bool:
 def fenced_blocks(text: str) -> Iterator[tuple[str, int, str]]:
     """(language, 0-based first line of the content, content) for each fenced code block."""
     pos = 0
+    line = 0  # lines counted up to `pos` (incrementally: a file of many blocks stays linear)
     while (opening := _FENCE.search(text, pos)) is not None:
         fence = opening.group("fence")
         close = re.compile(rf"(?m)^[ \t]{{0,3}}{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$")
         end = close.search(text, opening.end())
         stop = end.start() if end else len(text)
-        first_line = text.count("\n", 0, opening.end())
-        yield opening.group("lang").lower(), first_line, text[opening.end() : stop]
-        pos = end.end() if end else len(text)
+        line += text.count("\n", pos, opening.end())
+        yield opening.group("lang").lower(), line, text[opening.end() : stop]
+        after = end.end() if end else len(text)
+        line += text.count("\n", opening.end(), after)
+        pos = after
