@@ -45,6 +45,8 @@ from store.skills.prompt_rank import choose
 READ_SECONDS = 2.0
 #: How often the idle clock is looked at while no prompt comes.
 TICK_SECONDS = 1.0
+#: How often the catalog is checked for changes another process made (a scan, a retirement).
+SYNC_SECONDS = 2.0
 
 
 class Ranker:
@@ -57,9 +59,12 @@ class Ranker:
         self.library.sync_index()
         self.library.embedder.embed(["warm up the model"])
         self.searcher = Searcher(self.library)
+        self.synced = time.monotonic()
 
     def answer(self, request: Request) -> tuple[str, list[Pick]]:
-        self.library.sync_index(embed=False)  # a scan by another process shows at once
+        if time.monotonic() - self.synced > SYNC_SECONDS:  # a scan by another process
+            self.library.sync_index(embed=False)
+            self.synced = time.monotonic()
         picks = choose(
             request.prompt,
             self.settings,

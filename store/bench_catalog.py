@@ -54,7 +54,7 @@ def child_budget(library_dir: str, skills: str, work: str) -> dict[str, Any]:
     os.environ["HOME"] = str(home)
     folder = Path(work) / "budget-project"
     folder.mkdir(exist_ok=True)
-    with Library(Path(library_dir), read_only=True) as library:
+    with Library(Path(library_dir)) as library:  # writable: a cached library is migrated
         started = time.perf_counter()
         report = library.listing(folder)
         seconds = time.perf_counter() - started
@@ -73,7 +73,7 @@ def child_budget(library_dir: str, skills: str, work: str) -> dict[str, Any]:
 def child_overlap(library_dir: str) -> dict[str, Any]:
     from store.library import Library
 
-    with Library(Path(library_dir), read_only=True) as library:
+    with Library(Path(library_dir)) as library:  # writable: a cached library is migrated
         started = time.perf_counter()
         pairs = library.overlaps()
         seconds = time.perf_counter() - started
