@@ -156,6 +156,8 @@ def child_prompt_hook(library_dir: str, runs: str) -> dict[str, Any]:
             "with_context": answered,
             "cold_ms": round(cold, 1),
             "ranker_ready_seconds": round(ranker_start, 1),
+            # a process's wall time on a shared 2-core machine depends on what else runs
+            "load_average_1min": round(os.getloadavg()[0], 2),
         }
     finally:
         subprocess.run(
