@@ -7,7 +7,8 @@ The rules live by what they look for: `secret` (credentials), `commands` (piping
 into a shell, destructive commands, sending secrets out), `execution` (decoding a payload and
 running it, reverse shells), `persistence` (start-up files, cron, launch agents), `registry`
 (package installs sent to another registry), `permissions` (every shell command pre-approved
-with an instruction not to ask), `flows` (data followed through Python and JavaScript code),
+with an instruction not to ask), `flows` and `python_flow` (data followed through JavaScript
+and Python code),
 `injection` (prompt-injection phrases) and `hidden` (invisible characters, control
 characters, oversized blobs); `rules` holds what they are made of and the matcher, `findings`
 turns hits into findings and `illustrative` marks the ones inside clearly illustrative
