@@ -5,9 +5,10 @@ the embedding model once, and answers the hook over a Unix socket only this user
 (`store.skills.prompt_context.ranker_paths`): it ranks the prompt with `suggest`, keeps the
 skills whose text the prompt fits (cosine of the prompt with the skill's card or use text at
 or above `prompt_hook.floor`), masks every text for secrets, and replies with the hook's
-stdout. After replying it logs the retrieval (tool `user-prompt`; the prompt masked and cut
-to 300 characters). It leaves after `prompt_hook.idle_minutes` without a prompt, on a `stop`
-request, or when its library folder is gone. It never runs anything from a skill.
+stdout. It logs each retrieval (tool `user-prompt`; the prompt masked and cut to 300
+characters) once a second passes with no prompt waiting, so a write never holds up an
+answer. It leaves after `prompt_hook.idle_minutes` without a prompt, on a `stop` request, or
+when its library folder is gone. It never runs anything from a skill.
 
 The hook starts it (detached, isolated: `python -E -P -m app`) when a prompt finds no
 ranker; until it is up, the hook answers from the lexical index alone.
@@ -47,6 +48,8 @@ READ_SECONDS = 2.0
 TICK_SECONDS = 1.0
 #: How often the catalog is checked for changes another process made (a scan, a retirement).
 SYNC_SECONDS = 2.0
+#: Retrievals queued at most before they are written even while prompts keep coming.
+MAX_PENDING = 50
 
 
 class Ranker:
@@ -60,6 +63,9 @@ class Ranker:
         self.library.embedder.embed(["warm up the model"])
         self.searcher = Searcher(self.library)
         self.synced = time.monotonic()
+        #: Retrievals to log, written when no prompt is waiting (a write must not hold up
+        #: the next prompt's answer).
+        self.pending: list[tuple[Request, list[Pick]]] = []
 
     def answer(self, request: Request) -> tuple[str, list[Pick]]:
         if time.monotonic() - self.synced > SYNC_SECONDS:  # a scan by another process
@@ -74,6 +80,19 @@ class Ranker:
         )
         return hook_output(render(picks, self.settings.max_chars)), picks
 
+    def queue(self, request: Request, picks: list[Pick]) -> None:
+        if picks:
+            self.pending.append((request, picks))
+        if len(self.pending) >= MAX_PENDING:
+            self.flush()
+
+    def flush(self) -> None:
+        """Log the queued retrievals; a busy library loses them (the answers already went)."""
+        pending, self.pending = self.pending, []
+        for request, picks in pending:
+            with contextlib.suppress(Exception):
+                self.log(request, picks)
+
     def log(self, request: Request, picks: list[Pick]) -> None:
         if not picks:
             return
@@ -85,6 +104,7 @@ class Ranker:
         )
 
     def close(self) -> None:
+        self.flush()
         self.library.close()
 
 
@@ -127,6 +147,7 @@ def _loop(ranker: Ranker, sock_path: Path) -> None:
             try:
                 conn, _ = server.accept()
             except TimeoutError:
+                ranker.flush()  # a quiet second: write what was served
                 continue
             last = time.monotonic()
             if _handle(ranker, conn) == "stop":
@@ -153,9 +174,7 @@ def _handle(ranker: Ranker, conn: socket.socket) -> str:
                 output, picks = "", []
         _reply(conn, {"output": output})
     if request is not None:
-        # a busy library: the answer already went out, unlogged
-        with contextlib.suppress(Exception):
-            ranker.log(request, picks)
+        ranker.queue(request, picks)
     return ""
 
 
