@@ -60,7 +60,7 @@ class Ranker:
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        config = Config(LibraryPaths(root).config, create=False)
+        config = Config(LibraryPaths(root).config, create=False)  # never created here
         # one thread: a single short prompt embeds faster without onnxruntime's thread pool
         # competing with whatever else runs (measured: 18 ms p50 against 32, and no spikes)
         embedder = FastEmbedder(
@@ -69,7 +69,9 @@ class Ranker:
             max_length=int(config.get("embedding.max_length")),
             threads=1,
         )
-        self.library = Library(root, embedder=embedder)
+        # a library this user cannot write is ranked all the same (its retrievals not logged)
+        writable = LibraryPaths(root).writable()
+        self.library = Library(root, embedder=embedder, read_only=not writable)
         self.settings = Settings.from_config(root / "config.toml")
         self.library.sync_index()
         self.library.embedder.embed(["warm up the model"])

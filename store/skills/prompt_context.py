@@ -24,6 +24,7 @@ import json
 import os
 import socket
 import stat
+import time
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -252,8 +253,20 @@ def ranker_running(lock: Path) -> bool:
     return hooks.lock_held(lock)
 
 
-def start_ranker(root: Path, log: Path) -> None:
-    """The ranker, fully detached (it outlives the hook; it leaves when idle)."""
+#: A ranker is started at most this often (one that cannot start must not cost every prompt
+#: a model load).
+RESTART_SECONDS = 60.0
+
+
+def start_ranker(root: Path, log: Path, marker: Path) -> None:
+    """The ranker, fully detached (it outlives the hook; it leaves when idle), unless one was
+    started less than RESTART_SECONDS ago (`marker` records when)."""
+    try:
+        if time.time() - marker.stat().st_mtime < RESTART_SECONDS:
+            return
+    except OSError:
+        pass
+    marker.touch()
     hooks.spawn_worker([*own_module("app"), "--library", str(root), "hook", "prompt-server"], log)
 
 
@@ -280,7 +293,8 @@ def run_hook(root: Path, raw: str, fallback: Fallback | None = None) -> str:
             if answer is not None:
                 return answer
             if not ranker_running(paths[1]):
-                start_ranker(root, root / "spool" / "prompt-server.log")
+                marker = paths[1].with_suffix(".started")
+                start_ranker(root, root / "spool" / "prompt-server.log", marker)
         answer_from_index = fallback
         if answer_from_index is None:
             # the cold path only: masking secrets loads the lint's rules (~0.1 s of imports)

@@ -109,6 +109,15 @@ def test_the_per_skill_cap_and_the_terms_past_it() -> None:
     assert any(a.kind == "terms_past_cut" and "k8s-review" in a.skills for a in report.advice)
 
 
+def test_names_alone_over_the_budget_say_so() -> None:
+    found = [source(f"a-rather-long-skill-name-{i:03d}", "Does a thing.") for i in range(40)]
+    report = allot("/w", SETTINGS, ClaudeSettings(), found, {}, 1)
+    kinds = [a.kind for a in report.advice]
+    assert kinds[0] == "names_over_budget"
+    assert "names alone take" in report.advice[0].message
+    assert all(e.state == "dropped" for e in report.entries)
+
+
 def test_never_used_skills_that_cost_room() -> None:
     found = [source("used", "u" * 40), source("idle", "i" * 60)]
     report = allot("/w", SETTINGS, ClaudeSettings(), found, {"used": (4, "2026-02-01")}, 10)
@@ -222,7 +231,7 @@ def test_a_folder_lists_personal_project_and_plugin_skills(
     assert report.advice[0].kind == "fits"
 
 
-def test_a_budget_of_a_thousand_skills_is_quick(
+def test_many_skills_whose_names_alone_overflow(
     tmp_path: Path, hashed: Callable[[str], Library]
 ) -> None:
     home = tmp_path / "home"
@@ -237,3 +246,4 @@ def test_a_budget_of_a_thousand_skills_is_quick(
         library.close()
     assert len([e for e in report.entries if e.state == "dropped"]) > 200
     assert report.used_chars <= 8000
+    assert report.advice[0].kind == "over_budget"

@@ -200,7 +200,7 @@ def test_without_the_ranker_the_hook_answers_from_the_index(
     library.close()
     (root / "config.toml").write_text("[prompt_hook]\nserver = false\n", encoding="utf-8")
     started: list[Path] = []
-    monkeypatch.setattr(prompt_context, "start_ranker", lambda r, log: started.append(r))
+    monkeypatch.setattr(prompt_context, "start_ranker", lambda r, log, m: started.append(r))
     out = run_hook(root, hook_input("build a terraform module for an aws vpc with subnets"))
     assert "terraform-modules" in out
     assert started == []  # the ranker is off: never started
@@ -227,3 +227,22 @@ def _check_private(tmp_path: Path, short: Path, env: dict[str, str]) -> None:
     assert sock != ranker_paths(tmp_path / "other", env)[0]  # type: ignore[index]
     os.chmod(folder, 0o777)  # someone else could plant a socket: no ranker
     assert ranker_paths(tmp_path / "lib", env) is None
+
+
+def test_a_ranker_is_started_at_most_once_a_minute(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spawned: list[list[str]] = []
+    monkeypatch.setattr(
+        prompt_context.hooks, "spawn_worker", lambda argv, log: spawned.append(argv)
+    )
+    marker = tmp_path / "x.started"
+    prompt_context.start_ranker(tmp_path / "lib", tmp_path / "log", marker)
+    prompt_context.start_ranker(tmp_path / "lib", tmp_path / "log", marker)
+    assert len(spawned) == 1
+    assert spawned[0][-2:] == ["hook", "prompt-server"]
+    assert spawned[0][1:3] == ["-E", "-P"]  # isolated: a repository's own `app` never runs
+    old = marker.stat().st_mtime - 120
+    os.utime(marker, (old, old))
+    prompt_context.start_ranker(tmp_path / "lib", tmp_path / "log", marker)
+    assert len(spawned) == 2

@@ -242,6 +242,23 @@ def advise(r: ListingReport) -> list[Advice]:
     s = r.settings
     out: list[Advice] = []
     dropped = r.dropped
+    names_only = sum(
+        len(e.name) + NAME_OVERHEAD
+        for e in r.entries
+        if e.state != "hidden" and e.state != "shadowed"
+    )
+    if names_only > s.char_budget:
+        out.append(
+            Advice(
+                "names_over_budget",
+                f"Even the {sum(1 for e in r.entries if e.state not in ('hidden', 'shadowed')):,}"
+                f" names alone take {names_only:,} characters, more than the whole budget:"
+                " no description can be listed; hide skills you do not need here"
+                ' (`skillOverrides` "off", or uninstall them).',
+                (),
+                names_only - s.char_budget,
+            )
+        )
     if r.full_chars > s.char_budget:
         names = tuple(e.name for e in sorted(dropped, key=lambda e: e.drop_rank, reverse=True))
         out.append(
