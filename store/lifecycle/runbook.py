@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from store import catalog
 from store.errors import LibrarianError
+from store.ingest.redact import redact
 from store.lifecycle.status import record
 from store.models import RUNBOOK_STEPS, Incident, Run, RunStep, StepPlan
 from store.text import one_line
@@ -166,7 +167,7 @@ def start(library: Library, key: str | int, reason: str) -> Run:
                 "run_id": run_id,
                 "skill_id": sid,
                 "skill_name": name,
-                "reason": one_line(reason, 500),
+                "reason": one_line(redact(reason), 500),
                 "version_no": int(version),
             },
         )
@@ -196,7 +197,7 @@ def abandon(library: Library, run_id: str, reason: str) -> Run:
             conn,
             "runbook.abandoned",
             f"skill:{run.skill_name}",
-            {"run_id": run_id, "reason": one_line(reason, 500), "step": run.step},
+            {"run_id": run_id, "reason": one_line(redact(reason), 500), "step": run.step},
         )
         return _get(conn, run_id)
 

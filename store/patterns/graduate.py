@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from store.errors import LibrarianError
+from store.ingest.redact import redact
 from store.models import Citation, Criterion, Draft, GraduationCheck, ParsedSkill, Pattern, Step
 from store.patterns import skillmd
 from store.patterns.classify import short_paths, strip_label
@@ -421,6 +422,10 @@ def reject_draft(library: Library, draft_id: str, reason: str) -> Draft:
             conn,
             "pattern.draft_rejected",
             f"pattern:{draft.pattern_id}",
-            {"draft_id": draft_id, "pattern_id": draft.pattern_id, "reason": reason.strip()},
+            {
+                "draft_id": draft_id,
+                "pattern_id": draft.pattern_id,
+                "reason": redact(reason.strip()),
+            },
         )
     return get_draft(library, draft_id)
