@@ -4,8 +4,8 @@
 deadline), queues the transcript and, only when no worker holds the spool and none is on its
 way (the pending mark one hook of a burst creates), starts one. `librarian hook user-prompt`
 runs before every prompt: it relays what the resident ranker says fits the prompt
-(`store.skills.prompt_context`). They import the standard library, `store.paths`,
-`store.hooks`, `store.query_terms` and `store.skills.prompt_context`, nothing else. `hook drain`
+(`store.skills.prompt_context`, loaded by that hook only). They import the standard library,
+`store.paths` and `store.hooks` (and that module), nothing else. `hook drain`
 is that worker: it takes the spool's lock before it loads the library, so a burst of hooks
 costs one library load, and after letting the lock go it looks at the queue once more (a
 hook that found the lock held left its entry for this worker).
@@ -21,7 +21,6 @@ from pathlib import Path
 from store import hooks
 from store.paths import LibraryPaths, resolve_library_dir
 from store.process import own_module
-from store.skills import prompt_context
 
 #: The worker starts this many seconds after the hook, so the hook process exits without
 #: competing for the CPU, and a burst of turns is drained at once.
@@ -82,6 +81,9 @@ def run(library: str | None, action: str, delay: float = 0.0) -> int:
 def user_prompt(library: str | None) -> int:
     """Print the skills that fit the prompt (or nothing); exit 0 whatever happens."""
     try:
+        # only this hook loads it (tomllib, hashlib, socket): the Stop hook stays bare
+        from store.skills import prompt_context
+
         root = resolve_library_dir(library)
         raw = hooks.read_stdin(sys.stdin, prompt_context.MAX_INPUT)
         output = prompt_context.run_hook(root, raw)
