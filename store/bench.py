@@ -977,7 +977,8 @@ def _bench_budget(work: Path, count: int) -> dict[str, Any]:
     personal skills folder of a scratch home)."""
     library = _big_library(work, count)
     result = _child("child-budget", str(library), str(work / f"skills-{count}"), str(work))
-    return {"skills": count, **result}
+    routing = _child("child-budget-routing", str(_corpus() / "skills"), str(work))
+    return {"skills": count, **result, "routing": routing}
 
 
 def _bench_overlap(work: Path, count: int) -> dict[str, Any]:

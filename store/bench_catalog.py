@@ -67,6 +67,21 @@ def child_budget(library_dir: str, skills: str, work: str) -> dict[str, Any]:
     }
 
 
+def child_budget_routing(corpus_skills: str, work: str) -> dict[str, Any]:
+    """The routing evaluation with every description and with the default budget's cut."""
+    from store.library import Library
+    from store.skills.listing.routing import routing_loss
+    from store.skills.listing.settings import DEFAULT_MAX_DESC_CHARS
+
+    if not Path(corpus_skills).is_dir():
+        return {"skipped": f"no corpus skills at {corpus_skills}"}
+    folder = Path(work) / "budget-routing"
+    started = time.perf_counter()
+    result = routing_loss(Library, Path(corpus_skills), folder, [8000], DEFAULT_MAX_DESC_CHARS)
+    shutil.rmtree(folder, ignore_errors=True)
+    return {**result, "seconds": round(time.perf_counter() - started, 1)}
+
+
 # -- overlap ------------------------------------------------------------------------------------
 
 
@@ -202,6 +217,7 @@ def _wait_for(sock: Path, seconds: float) -> bool:
 
 CHILDREN: dict[str, Callable[..., dict[str, Any]]] = {
     "child-budget": child_budget,
+    "child-budget-routing": child_budget_routing,
     "child-overlap": child_overlap,
     "child-lint": child_lint,
     "child-prompt-hook": child_prompt_hook,
