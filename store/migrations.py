@@ -469,6 +469,12 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE patterns ADD COLUMN flaw TEXT NOT NULL DEFAULT '';
     """,
+    # 13: which version of the lint rules produced a skill version's findings (0: before the
+    # rules were versioned); a scan lints unchanged skills again when the rules are newer
+    # (`skill.relinted`, store/skills/relint.py)
+    """
+    ALTER TABLE skill_versions ADD COLUMN lint_version INTEGER NOT NULL DEFAULT 0;
+    """,
 )
 
 #: Tables rebuilt by replaying events; `verify` compares them with a scratch replay.
