@@ -24,6 +24,8 @@ from store.models import (
     Suggestion,
     TeamStatus,
 )
+from store.models.listing import ListingReport
+from store.models.overlap import OverlapPair
 
 
 @dataclass
@@ -35,6 +37,22 @@ class SkillsLoaded(Message):
 @dataclass
 class DetailLoaded(Message):
     detail: SkillDetail | None
+
+
+@dataclass
+class OverlapsLoaded(Message):
+    """The skills `skill_id` overlaps with (routing confuses them, or exact duplicates)."""
+
+    skill_id: int
+    pairs: list[OverlapPair]
+
+
+@dataclass
+class BudgetLoaded(Message):
+    """Claude Code's skill listing for the working folder (None with `error` on failure)."""
+
+    report: ListingReport | None
+    error: str = ""
 
 
 @dataclass

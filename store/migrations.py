@@ -469,7 +469,13 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE patterns ADD COLUMN flaw TEXT NOT NULL DEFAULT '';
     """,
-    # 13: the team library (store/team/): this library's id and cursors (`team_state`), and
+    # 13: which version of the lint rules produced a skill version's findings (0: before the
+    # rules were versioned); a scan lints unchanged skills again when the rules are newer
+    # (`skill.relinted`, store/skills/relint.py)
+    """
+    ALTER TABLE skill_versions ADD COLUMN lint_version INTEGER NOT NULL DEFAULT 0;
+    """,
+    # 14: the team library (store/team/): this library's id and cursors (`team_state`), and
     # the items it pushed to or pulled from the hub with their team status (`team_items`;
     # `own` = staged by this library)
     """

@@ -56,3 +56,8 @@ def test_lint_finding_detail(snap: Snap, snapshot_library: Library) -> None:
 def test_team_screen_without_a_hub(snap: Snap, snapshot_library: Library) -> None:
     """Key 9 on the demo: team mode off, how to turn it on, and the push queue counted."""
     assert snap(snapshot_library, "team.svg")
+
+
+def test_budget_panel(snap: Snap, snapshot_library: Library) -> None:
+    """`b`: Claude Code's listing of the demo project against the 8,000-character budget."""
+    assert snap(snapshot_library, "skills-budget.svg")
