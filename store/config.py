@@ -43,10 +43,19 @@ max_length = 256
 [suggest]
 # How many skills `librarian suggest` returns.
 limit = 10
-# Share of the score that importance (0.99^idle days, floor 0.3) can take away.
+# Share of the score that importance ([importance] below) can take away.
 importance_weight = 0.25
 # Deprecated skills rank below otherwise equal skills.
 deprecated_factor = 0.8
+
+[importance]
+# A skill's importance starts at `start` when it is installed or used (a `Skill` call in a
+# transcript, an agent applying it), is multiplied by `decay` for every idle day and never
+# falls below `floor`; each use adds `use_boost` × ln(1 + uses) on top (at most 1).
+start = 0.7
+decay = 0.99
+floor = 0.3
+use_boost = 0.05
 
 [patterns]
 # Agglomerative clustering of approved nodes: cosine distance cut, average linkage.

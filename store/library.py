@@ -21,6 +21,9 @@ from store.db import Database
 from store.embed import Embedder, EmbeddingError, FastEmbedder, Matrix, model_slug
 from store.errors import LibrarianError
 from store.identity import resolve_actor
+from store.lifecycle.candidates import candidate_base, settle
+from store.lifecycle.manifest import governed
+from store.lifecycle.requirements import all_unproven
 from store.models import (
     AGENT_LIFECYCLE_EVENTS,
     AuditEntry,
@@ -59,6 +62,7 @@ from store.projections import store_blob
 from store.skills import discovery
 from store.skills.discovery import Found, Root
 from store.skills.surface import surfaces, text_hash
+from store.skills.usage import ImportanceRule
 from store.vectors import VectorIndex
 
 if TYPE_CHECKING:
@@ -231,6 +235,8 @@ class Library:
         gone = self._write_uninstalls(roots, truncated, seen, known)
         self.sync_index(embed=embed)
         report = catalog.graph_report(self.db)
+        with self.db.read() as conn:
+            unproven = tuple(all_unproven(conn))
         return ScanReport(
             roots=tuple(str(r.path) for r in roots),
             seen=len(found),
@@ -244,6 +250,7 @@ class Library:
             cycles=report.cycles,
             embedded=tally.embedded,
             seconds=round(time.perf_counter() - started, 3),
+            unproven=unproven,
         )
 
     def _scan_batch(
@@ -288,7 +295,8 @@ class Library:
         with self.db.read() as conn:
             rows = conn.execute(
                 "SELECT s.skill_id, s.fs_path, s.root, s.status, s.current_version,"
-                " v.content_hash, v.files_hash FROM skills s JOIN skill_versions v"
+                " s.served_version, v.content_hash, v.files_hash FROM skills s"
+                " JOIN skill_versions v"
                 " ON v.skill_id=s.skill_id AND v.version_no=s.current_version"
             ).fetchall()
         return {row["fs_path"]: row for row in rows}
@@ -366,10 +374,14 @@ class Library:
             "frontmatter": parsed.frontmatter,
             "warnings": [[w.code, w.message] for w in parsed.warnings],
             "findings": [finding_dict(f) for f in item.findings],
-            "relations": [list(r) for r in parsed.relations],
+            "relations": relation_rows(parsed),
         }
         if type_ == "skill.installed":
             payload["status"] = "stable"
+        elif row is not None and version_no > int(row["current_version"]):
+            base = candidate_base(conn, sid, str(row["status"]), cand.content_hash, cand.files_hash)
+            if base:  # a new version of a stable skill proves itself first
+                payload["candidate"] = base
         self.append_event(conn, type_, f"skill:{parsed.name}", payload)
 
     def _write_uninstalls(
@@ -614,9 +626,16 @@ class Library:
     def get_skill(self, key: str | int) -> SkillDetail:
         # Cycles through the skill come from the cached dependency graph (a search of the
         # whole graph per skill shown is seconds at 200,000 relations).
-        detail = catalog.get_skill(self.db, key, self.now(), self.dependency_graph.cycles_through)
+        detail = catalog.get_skill(
+            self.db,
+            key,
+            self.now(),
+            self.dependency_graph.cycles_through,
+            ImportanceRule.from_config(self.config),
+        )
         if detail is None:
             raise LibraryError(f"no skill named {key!r}")
+        detail = governed(self, detail)
         with self.db.read() as conn:
             row = conn.execute(
                 "SELECT pattern_id, confidence FROM patterns WHERE skill_name=?"
@@ -677,6 +696,7 @@ class Library:
         if report.ingested:
             made = self.propose_relations(since=since)
             report = dataclasses.replace(report, relations_proposed=len(made))
+            self.sync_index(embed=False)  # a candidate its runs promoted is served now
         return report
 
     def plan_upgrade(
@@ -702,6 +722,7 @@ class Library:
         report = drain(self, locked=locked)
         if report.ingested:
             self.propose_relations(since=since)
+            self.sync_index(embed=False)  # a candidate its runs promoted is served now
         return report
 
     def sessions(
@@ -1035,7 +1056,13 @@ class Library:
                 )
                 if at:
                     payload["at"] = at
-            return self.append_event(conn, f"skill.{event}", f"skill:{name}", payload)
+            appended = self.append_event(conn, f"skill.{event}", f"skill:{name}", payload)
+            decided = None
+            if event == "outcome_recorded":  # a candidate's runs may now decide it
+                decided = settle(conn, self.append_event, self.config, sid)
+        if decided is not None and decided.type == "skill.candidate_promoted":
+            self.sync_index(embed=False)  # what is served (and searched) changed
+        return appended
 
     def record_outcome(
         self,
@@ -1069,7 +1096,10 @@ class Library:
         from store.lifecycle import health
 
         if apply:
-            return health.apply(self)
+            found, changes = health.apply(self)
+            if changes:
+                self.sync_index(embed=False)  # a candidate that took over is served now
+            return found, changes
         return health.compute(self, check_files=trend, trend=trend), []
 
     @property
@@ -1080,17 +1110,21 @@ class Library:
             self._graph = DependencyGraph(self)
         return self._graph
 
-    def blast(self, key: str | int) -> BlastRadius:
-        """Transitive dependents, plus the sessions, patterns and drafts relying on a skill."""
+    def blast(self, key: str | int, version: int = 0) -> BlastRadius:
+        """Transitive dependents, plus the sessions, patterns and drafts relying on a skill;
+        with `version`, that version's (dependents pinned to another one are not hit)."""
         from store.lifecycle.graph import blast_radius
 
-        return blast_radius(self, key)
+        return blast_radius(self, key, version)
 
-    def relate(self, source: str, kind: str, target: str, *, remove: bool = False) -> str:
-        """Add or remove a hand-made relation (checked: no self-relation, no cycle)."""
+    def relate(
+        self, source: str, kind: str, target: str, *, remove: bool = False, version: int = 0
+    ) -> str:
+        """Add or remove a hand-made relation (checked: no self-relation, no cycle, no stable
+        skill on a proposed one); `target@N` or `version` pins the target's version N."""
         from store.lifecycle.graph import relate
 
-        return relate(self, source, kind, target, remove=remove)
+        return relate(self, source, kind, target, remove=remove, version=version)
 
     # -- the retirement runbook (DESIGN §8) --------------------------------------------------
 
@@ -1272,6 +1306,16 @@ class Library:
         from store.lifecycle import proposals
 
         return proposals.shared_sessions(self, a, b)
+
+
+def relation_rows(parsed: Any) -> list[list[Any]]:
+    """A parsed skill's relations as event rows: [type, target], or [type, target, version]
+    when pinned."""
+    pins = {(kind, target): version for kind, target, version in parsed.pins}
+    return [
+        [kind, target, pins[(kind, target)]] if (kind, target) in pins else [kind, target]
+        for kind, target in parsed.relations
+    ]
 
 
 def scan_batch_size(count: int) -> int:
