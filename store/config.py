@@ -76,6 +76,9 @@ min_sessions_team = 2
 # Retrievals that returned the pattern in the top k, per session since it appeared.
 min_retrieval_rate = 0.3
 top_k = 5
+# Only an agent's own requests count: its MCP tool calls and the prompt hook's matches, not
+# the SessionStart context the library injects nor a person's `profile`/`search`.
+agent_tools = ["mcp.*", "user-prompt-submit"]
 # Where an approved draft's SKILL.md folder is written; empty: ~/.claude/skills.
 skills_root = ""
 # The `license` a drafted SKILL.md declares.

@@ -1003,6 +1003,12 @@ class Library:
 
         return approve_draft(self, draft_id, root)
 
+    def keep_literal(self, draft_id: str, literal: str, *, keep: bool = True) -> Draft:
+        """Keep one of a pending draft's transient literals on purpose (or replace it again)."""
+        from store.patterns.graduate import keep_literal
+
+        return keep_literal(self, draft_id, literal, keep=keep)
+
     def reject_draft(self, draft_id: str, reason: str) -> Draft:
         from store.patterns.graduate import reject_draft
 

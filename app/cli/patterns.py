@@ -278,6 +278,19 @@ def criteria_lines(check: GraduationCheck) -> list[str]:
     ]
 
 
+def retrieval_lines(check: GraduationCheck, limit: int = 20) -> list[str]:
+    """The retrievals that returned the pattern: which counted for graduation, and why."""
+    lines = [
+        f"    {'counted' if r.counted else 'not counted':<11} #{r.seq} {one_line(r.ts[:16], 16)}"
+        f"  rank {r.rank}{f' ×{r.calls}' if r.calls > 1 else ''}  {one_line(r.why, 60)}:"
+        f" {one_line(r.query, 70)}"
+        for r in check.retrievals[-limit:]
+    ]
+    if len(check.retrievals) > limit:
+        lines.insert(0, f"    … {len(check.retrievals) - limit} earlier retrievals (--json)")
+    return lines
+
+
 def pattern_text(check: GraduationCheck, nodes: list[Node]) -> str:
     p = check.pattern
     lines = [
@@ -300,6 +313,7 @@ def pattern_text(check: GraduationCheck, nodes: list[Node]) -> str:
     ]
     lines.append("graduation:" + ("  ELIGIBLE" if check.eligible else ""))
     lines += criteria_lines(check)
+    lines += retrieval_lines(check)
     if check.revalidate:
         lines.append(
             f"  re-validate: graduated into {one_line(p.skill_name, 80)} but the pattern has"

@@ -97,7 +97,9 @@ class RegressionCase:
     source: str = ""  # where it came from: "node n_…", "incident inc-…", "references/…"
 
     def line(self) -> str:
-        return f"When {self.situation}: not {self.wrong}; instead {self.expected}"
+        return (
+            f"When {_soft(self.situation)}: not {_soft(self.wrong)}; instead {_soft(self.expected)}"
+        )
 
 
 @dataclass(frozen=True)
@@ -134,3 +136,11 @@ class Enrichment:
     decided_by: str = ""
     reason: str = ""
     diff: str = field(default="", compare=False)
+
+
+def _soft(text: str) -> str:
+    """A sentence's first word in lower case inside another sentence ("Raising the pool" →
+    "raising the pool"), unless it is a name or an acronym ("PgBouncer", "API")."""
+    if len(text) > 1 and text[0].isupper() and text[1].islower():
+        return text[0].lower() + text[1:]
+    return text
