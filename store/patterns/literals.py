@@ -151,10 +151,8 @@ class Parameterizer:
             edge_after = (
                 r"(?=@)" if kind == "user" else (r"(?![\w-])" if literal[-1:].isalnum() else "")
             )
-            replacement = "{" + name + "}"
-            text = re.sub(
-                edge_before + re.escape(literal) + edge_after, lambda _m: replacement, text
-            )
+            # Parameter names are [a-z0-9_]: nothing in "{name}" is special to `re.sub`.
+            text = re.sub(edge_before + re.escape(literal) + edge_after, "{" + name + "}", text)
         return text
 
     def replacements(self) -> list[Replacement]:
