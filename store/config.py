@@ -84,6 +84,13 @@ skills_root = ""
 # The `license` a drafted SKILL.md declares.
 license = "Proprietary"
 
+[enrich]
+# A skill is thin when its description is shorter than this, or nothing says when to use it.
+min_description = 80
+# Who proposes a thin skill's new frontmatter: "llm" (the [llm] model), "rules" (mined from
+# the transcripts where it was used), or "auto" (the LLM when its API key is set).
+source = "auto"
+
 [health]
 # Outcomes of the last `window_days` decide a skill's verdict: above `warn` failure rate it is
 # DEGRADING, above `fail` DRIFTING (and `librarian health --apply` deprecates it, with an

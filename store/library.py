@@ -56,10 +56,11 @@ from store.models import (
     Suggestion,
     UpgradePlan,
 )
+from store.models.governance import Enrichment, ThinSkill
 from store.paths import LibraryPaths
 from store.patterns.retrieval_log import RetrievalLog
 from store.projections import store_blob
-from store.skills import discovery
+from store.skills import discovery, enrich
 from store.skills.discovery import Found, Root
 from store.skills.surface import surfaces, text_hash
 from store.skills.usage import ImportanceRule
@@ -1008,6 +1009,42 @@ class Library:
         from store.patterns.graduate import keep_literal
 
         return keep_literal(self, draft_id, literal, keep=keep)
+
+    # -- enrichment of thin skills (issue 16) --------------------------------------------
+
+    def thin_skills(self) -> list[ThinSkill]:
+        """Skills whose frontmatter is too thin for an agent to pick them."""
+        return enrich.thin_skills(self)
+
+    def enrich(self, key: str | int, llm: enrich.ToolCaller | None = None) -> Enrichment:
+        """Propose a rewrite of a skill's discovery frontmatter (by `llm`, else by rules)."""
+        return enrich.propose(self, key, llm)
+
+    def enrichments(self, status: str | None = "pending") -> list[Enrichment]:
+        return enrich.listing(self, status)
+
+    def enrichment(self, proposal_id: str) -> Enrichment:
+        return enrich.get(self, proposal_id)
+
+    def approve_enrichment(self, proposal_id: str) -> Enrichment:
+        """Write the approved SKILL.md, then rescan its root: a new version, served at once."""
+        path = enrich.write(self, proposal_id)
+        self._rescan_for(path)
+        return enrich.get(self, proposal_id)
+
+    def reject_enrichment(self, proposal_id: str, reason: str) -> Enrichment:
+        return enrich.reject(self, proposal_id, reason)
+
+    def _rescan_for(self, path: Path) -> None:
+        """Scan the root a written SKILL.md belongs to, keeping its scope and precedence."""
+        with self.db.read() as conn:
+            row = conn.execute("SELECT root FROM skills WHERE fs_path=?", (str(path),)).fetchone()
+        root = Path(str(row[0])) if row else path.parent.parent
+        configured = {os.path.realpath(r.path) for r in self.configured_roots()}
+        if os.path.realpath(root) in configured:
+            self.scan()
+        else:
+            self.scan([root])
 
     def reject_draft(self, draft_id: str, reason: str) -> Draft:
         from store.patterns.graduate import reject_draft

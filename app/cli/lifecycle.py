@@ -358,7 +358,11 @@ def pin_lines(b: BlastRadius) -> list[str]:
     """Who is pinned to which version of the skill."""
     lines = []
     for p in b.pins:
-        state = "served" if p.version_no == p.target_served else f"v{p.target_served} served"
+        state = (
+            "the served version"
+            if p.version_no == p.target_served
+            else f"v{p.target_served} is served"
+        )
         missing = "" if p.exists else ", no such version"
         lines.append(
             f"  pinned: {one_line(p.dependent, 60)} {p.relation} {one_line(p.target, 60)}"

@@ -12,6 +12,7 @@ from typing import NoReturn
 
 from app.cli import (
     bench,
+    enrich,
     forget,
     hooks,
     launch,
@@ -40,6 +41,7 @@ DOMAINS = (
     lifecycle,
     runbook,
     lineage,
+    enrich,
     forget,
 )
 

@@ -117,6 +117,17 @@ class RetrievalCount:
 
 
 @dataclass(frozen=True)
+class ThinSkill:
+    """A skill whose frontmatter says too little for an agent to pick it."""
+
+    skill_id: int
+    name: str
+    version_no: int
+    description: str
+    reasons: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Enrichment:
     """A proposed rewrite of a thin skill's discovery frontmatter, waiting for review."""
 

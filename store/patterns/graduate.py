@@ -17,7 +17,6 @@ Criteria (thresholds in config `[graduation]`):
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import hashlib
 import json
 import os
@@ -459,18 +458,6 @@ def keep_literal(library: Library, draft_id: str, literal: str, *, keep: bool = 
             },
         )
     return get_draft(library, draft_id)
-
-
-def draft_diff(draft: Draft) -> str:
-    """The draft against its literal text: every replacement (and the Parameters section)."""
-    lines = difflib.unified_diff(
-        draft.literal.splitlines(),
-        draft.content.splitlines(),
-        fromfile=f"{draft.name} (as learned)",
-        tofile=f"{draft.name} (with parameters)",
-        lineterm="",
-    )
-    return "\n".join(lines)
 
 
 def graduate(

@@ -12,12 +12,14 @@ word is only a user or host name when the sessions' own paths or commands say it
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from store.models.governance import Replacement
+from store.models.patterns import Draft
 
 #: What each parameter stands for, by kind (the Parameters section).
 MEANING = {
@@ -335,3 +337,15 @@ def section(used: Sequence[Replacement]) -> str:
             seen.add(r.parameter)
             lines.append(f"- `{r.parameter}`: {r.meaning}")
     return "\n".join(lines) + "\n"
+
+
+def draft_diff(draft: Draft) -> str:
+    """The draft against its literal text: every replacement (and the Parameters section)."""
+    lines = difflib.unified_diff(
+        draft.literal.splitlines(),
+        draft.content.splitlines(),
+        fromfile=f"{draft.name} (as learned)",
+        tofile=f"{draft.name} (with parameters)",
+        lineterm="",
+    )
+    return "\n".join(lines)

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from store.library import Library
-from store.patterns.graduate import GraduationError, draft_diff
-from store.patterns.literals import Known, Parameterizer
+from store.patterns.graduate import GraduationError
+from store.patterns.literals import Known, Parameterizer, draft_diff
 from store.patterns.regressions import REFERENCE, read_checklist
 from store.verify import verify
 from tests.store.test_patterns import add_node, add_session, assert_spec_valid
