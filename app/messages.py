@@ -23,6 +23,7 @@ from store.models import (
     SkillSummary,
     Suggestion,
 )
+from store.models.governance import Enrichment
 
 
 @dataclass
@@ -245,4 +246,28 @@ class ProposalFailed(Message):
 
     action: str
     pair: tuple[str, str]
+    error: str  # empty when the failure is reported as a worker error
+
+
+@dataclass
+class EnrichmentsLoaded(Message):
+    """The enrichment proposals waiting for review."""
+
+    proposals: list[Enrichment]
+
+
+@dataclass
+class EnrichmentDecided(Message):
+    """An enrichment was approved (its SKILL.md written: "approve") or rejected ("reject")."""
+
+    action: str
+    proposal: Enrichment
+
+
+@dataclass
+class EnrichmentFailed(Message):
+    """Approving or rejecting an enrichment was refused or failed (nothing was written)."""
+
+    action: str
+    proposal_id: str
     error: str  # empty when the failure is reported as a worker error

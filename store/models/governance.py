@@ -43,7 +43,7 @@ class CandidateVersion:
         if self.status == "promoted":
             return f"v{self.version_no} took over from v{self.base_version}: {self.reason}"
         if self.status == "set_aside":
-            return f"v{self.version_no} set aside, v{self.base_version} stays served: {self.reason}"
+            return f"v{self.version_no} set aside: {self.reason}"
         if self.status == "replaced":
             return f"v{self.version_no} replaced before it was decided ({self.reason})"
         fails = f", {self.failures} failed" if self.failures else ""

@@ -45,7 +45,8 @@ def _clean(text: str) -> str:
 
 
 def _words(text: str) -> set[str]:
-    return {w for w in _WORDS.findall(text.lower()) if w not in _STOP}
+    """Content words by their first four letters ("pool" and "pooled" are one)."""
+    return {w[:4] for w in _WORDS.findall(text.lower()) if w not in _STOP}
 
 
 def cases_for(conn: sqlite3.Connection, pattern: Pattern) -> list[RegressionCase]:
@@ -147,7 +148,14 @@ def _expected(
         return _clean(pattern.resolution)
     if pattern.steps:
         return _clean(pattern.steps[0].text)
-    return _clean(pattern.title)
+    finding = conn.execute(  # an insight: what was learned is the right move's reason
+        "SELECT n.summary FROM pattern_members m JOIN nodes n USING(node_id)"
+        " WHERE m.pattern_id=? AND n.type NOT IN ('DEAD_END', 'SOLUTION')"
+        " ORDER BY n.confidence DESC, n.node_id LIMIT 1",
+        (pattern.pattern_id,),
+    ).fetchone()
+    text = _clean(str(finding[0])) if finding else _clean(pattern.title)
+    return "check whether " + (text[:1].lower() + text[1:] if text[1:2].islower() else text)
 
 
 # -- the checklist in a skill folder ---------------------------------------------------------

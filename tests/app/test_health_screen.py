@@ -188,7 +188,7 @@ async def test_graph_and_back_on_the_same_skill(pilot: Pilot[int]) -> None:
 async def test_show_skill_clears_a_filter_that_hides_it(pilot: Pilot[int]) -> None:
     await pilot.press("slash", *"deploy", "enter")
     await settle(pilot)
-    assert names(pilot) == ["deploy"]
+    assert names(pilot) == ["deploy", "caller"]  # caller's flag: at risk, requires deploy
     await screen(pilot).show_skill("quiet")
     await settle(pilot)
     current = table(pilot).current
