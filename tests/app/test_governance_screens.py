@@ -93,7 +93,7 @@ async def test_the_pending_drafts_regression_case_is_shown(pilot: Pilot[int]) ->
     screen = review(pilot)
     await pilot.press("D")
     await settle(pilot)
-    (draft,) = screen.query_one(DraftTable).rows
+    assert len(screen.query_one(DraftTable).rows) == 1
     shown = plain(screen.query_one(DraftDetailView))
     assert "Regression cases (1)" in shown
     assert "wrong move: Raising the pool to 30+15 didn't help" in shown
@@ -101,7 +101,10 @@ async def test_the_pending_drafts_regression_case_is_shown(pilot: Pilot[int]) ->
     assert screen.check_action("keep_literal", ()) is None  # greyed out: nothing to keep
 
 
-async def test_a_reviewer_keeps_a_literal_with_l(tmp_path: Path, _embedder: FastEmbedder) -> None:
+async def test_a_reviewer_keeps_a_literal_with_l(
+    tmp_path: Path,
+    _embedder: FastEmbedder,  # noqa: PT019 - the shared model, used below
+) -> None:
     library = Library(tmp_path / "lib", embedder=_embedder, clock=stepping_clock(TEST_NOW, 0))
     try:
         for i in range(3):
@@ -167,7 +170,8 @@ async def test_health_shows_the_served_and_the_candidate_version(pilot: Pilot[in
     assert isinstance(screen, HealthScreen)
     table = screen.query_one(HealthTable)
     row = next(h for h in table.rows if h.name == "sql-tuning")
-    assert row.candidate is not None and row.candidate.open
+    assert row.candidate is not None
+    assert row.candidate.open
     assert table.move_to(row.skill_id)
     await settle(pilot)
     shown = plain(screen.query_one(HealthDetail))
