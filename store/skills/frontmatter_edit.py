@@ -95,16 +95,16 @@ def edit(text: str, description: str, fields: Mapping[str, str]) -> str:
     yaml, data = _faithful(front)
     data["description"] = description
     meta = data.get("metadata")
-    if meta is None:
+    if meta is None and any(fields.values()):
         meta = CommentedMap()
         data["metadata"] = meta
-    if not isinstance(meta, CommentedMap):
+    if meta is not None and not isinstance(meta, CommentedMap):
         raise FrontmatterEditError("its `metadata` is not a mapping")
     for key in list(data):
         target = TOP_LEVEL_ALIASES.get(str(key)) or (str(key) if key in META_FIELDS else "")
-        if target and target in fields:
+        if target and fields.get(target):
             del data[key]  # a non-spec top-level key: it moves into `metadata`
     for key, value in fields.items():
-        if value:
+        if value and meta is not None:
             meta[key] = str(value)
     return opening + _dump(yaml, data) + rest
