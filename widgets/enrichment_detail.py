@@ -17,7 +17,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from store.models.governance import Enrichment
+from store.models import Enrichment
 from store.text import one_line
 from widgets.pattern_text import diff_text, section, when
 

@@ -9,7 +9,7 @@ from rich.style import Style
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
-from store.models.governance import Enrichment
+from store.models import Enrichment
 from store.text import one_line
 from widgets.decision_table import DecisionTable
 from widgets.line_table import navigation_bindings
