@@ -27,7 +27,9 @@ Bad input never takes the server down, and is answered whenever JSON-RPC allows:
 
 When stdin closes, requests still running are finished and answered before the server exits
 (the SDK would cancel them), so a script piped into `librarian mcp` gets every answer
-(`app.mcp_transport`).
+(`app.mcp_transport`). A client that stops the server with a signal instead (SIGTERM, SIGHUP,
+or Ctrl-C) gets no more answers, but the retrieval repeats counted in memory are written
+before it exits, so graduation's counts survive; only SIGKILL loses them.
 
 The embedding model, the memory vectors and the skill index are loaded before the first
 request is read, so every call answers from memory. Tool functions are synchronous: the SDK
@@ -46,6 +48,8 @@ import argparse
 import contextlib
 import functools
 import logging
+import os
+import signal
 import sqlite3
 import sys
 from collections.abc import Callable
@@ -239,6 +243,7 @@ async def run_stdio(tools: MCPServer, library: Library | None = None) -> None:
         outbox = Outbox(write_stream)
         screen.attach(outbox)
         async with anyio.create_task_group() as background:
+            background.start_soon(_stop_on_signal, library)
             if library is not None and library.retrieval_log.window > 0:
                 background.start_soon(_flush_retrievals, library)
             await server.run(
@@ -258,6 +263,33 @@ async def _flush_retrievals(library: Library) -> None:
             await anyio.to_thread.run_sync(lambda: library.retrieval_log.flush(expired_only=True))
         except (LibrarianError, OSError, sqlite3.Error) as exc:  # closing writes the rest
             _log.warning("writing retrieval repeats failed: %s", exc)
+
+
+#: The signals that stop the server politely (a client's terminate, a closed terminal, Ctrl-C).
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+
+
+async def _stop_on_signal(library: Library | None) -> None:
+    """On a stop signal, write the retrieval repeats still counted in memory and exit at once
+    (status 128 + the signal). A clean shutdown cannot be waited for: the thread blocked
+    reading stdin cannot be cancelled, so the process would hang until stdin closed."""
+    import anyio
+
+    try:
+        receiver = anyio.open_signal_receiver(*STOP_SIGNALS)
+    except NotImplementedError:  # no signal handlers on this platform's event loop
+        return
+    with receiver as signals:
+        async for signum in signals:
+            if library is not None:
+                try:
+                    await anyio.to_thread.run_sync(library.retrieval_log.flush)
+                except (LibrarianError, OSError, sqlite3.Error) as exc:
+                    _log.warning("writing retrieval repeats failed: %s", exc)
+            with contextlib.suppress(OSError, ValueError):
+                sys.stdout.flush()
+                sys.stderr.flush()
+            os._exit(128 + signum)
 
 
 def _argument_errors(tool: str, exc: Exception) -> str:

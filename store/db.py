@@ -68,9 +68,12 @@ class Database:
             conn.execute("PRAGMA user_version").fetchone()
         except sqlite3.OperationalError as exc:
             conn.close()
-            # A WAL database in a folder we may not write to cannot set up its shared memory;
-            # with no write-ahead log left over, the file alone is the whole database.
-            if not exc.sqlite_errorname.startswith("SQLITE_READONLY"):
+            # A WAL database in a folder we may not write to cannot set up its shared memory
+            # (SQLITE_READONLY_CANTINIT; on a read-only file system, where even root cannot
+            # create the -shm file, SQLITE_CANTOPEN); with no write-ahead log left over, the
+            # file alone is the whole database.
+            name = exc.sqlite_errorname
+            if not (name.startswith("SQLITE_READONLY") or name == "SQLITE_CANTOPEN"):
                 raise
             wal = Path(self.path + "-wal")
             if wal.exists() and wal.stat().st_size > 0:

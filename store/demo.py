@@ -54,10 +54,13 @@ REVIEW: tuple[tuple[str, str, str], ...] = (
     ("Sequences are not transactional", "", ""),
     ("rolled-back `nextval()`", "", ""),
 )
-#: A hypothesis the session itself disproved, rejected with the reason.
+#: A wrap-up fragment that only lists what the session ruled out, rejected with the reason
+#: (the disproved warm-up hypothesis itself never reaches the queue: the later root cause
+#: names none of its things, so the knowledge bar keeps it out).
 REJECTED = (
-    "slow to warm up",
-    "the probe timing was fine: readiness waited on `ledger-grpc` (commit a41d2e7)",
+    "and `curl` in the pod",
+    "a list of what was ruled out (warm-up, curl), not a lesson: the probe timing was fine,"
+    " readiness waited on `ledger-grpc` (commit a41d2e7)",
 )
 #: The agent that asked the librarian for help while working (logged retrievals).
 DEMO_AGENT = "claude-code (agent)"

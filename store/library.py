@@ -21,6 +21,7 @@ from store.db import Database
 from store.embed import Embedder, EmbeddingError, FastEmbedder, Matrix, model_slug
 from store.errors import LibrarianError
 from store.identity import resolve_actor
+from store.ingest.redact import redact
 from store.lifecycle.candidates import candidate_base, settle
 from store.lifecycle.manifest import governed
 from store.lifecycle.requirements import all_unproven
@@ -1083,6 +1084,7 @@ class Library:
                 from store.lifecycle.status import check
 
                 check(name, status, f"skill.{event}")
+            detail = redact(detail)  # an agent's or a person's words: no secret kept
             payload: dict[str, Any] = {"skill_id": sid, "reason": detail, "detail": detail}
             if event == "outcome_recorded":
                 if success is None:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from store.content import NODE_TEXT_KEYS, store_text, with_refs
 from store.db import Database
 from store.errors import LibrarianError
+from store.ingest.redact import redact
 from store.models import NODE_TYPES, SCOPES, AuditEntry, ContextMessage, Edge, Node, QueueCounts
 
 if TYPE_CHECKING:
@@ -246,7 +247,9 @@ def decide(
     summary: str = "",
     scope: str = "",
 ) -> list[Node]:
-    """Apply one decision to several nodes, all or nothing; returns the updated nodes."""
+    """Apply one decision to several nodes, all or nothing; returns the updated nodes. What
+    the reviewer types (a summary, a reason) is kept with its secrets masked."""
+    reason, summary = redact(reason), redact(summary)
     if action not in ACTIONS or action == "reopen":
         raise ReviewError(f"unknown action {action!r} (approve, reject, edit, scope, unsuppress)")
     with library.db.write() as conn:

@@ -72,7 +72,8 @@ def verify(library: Library) -> VerifyReport:
 
 
 def unopened(head_file: Path, reason: str) -> VerifyReport:
-    """The report on a library whose database could not be opened at all."""
+    """The report on a library that could not be opened at all (its database damaged or
+    unreadable, or its config file broken: `reason` says which)."""
     recorded, _ = _recorded_head(head_file)
     checks = [Check("database", False, reason)]
     if recorded is not None:
@@ -80,7 +81,8 @@ def unopened(head_file: Path, reason: str) -> VerifyReport:
             Check(
                 "head",
                 False,
-                f"the head file records {recorded.events} events; the database cannot be read",
+                f"the head file records {recorded.events} events; the library could not be"
+                " opened to compare",
             )
         )
     return VerifyReport(checks, None, recorded)

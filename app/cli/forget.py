@@ -130,9 +130,17 @@ def _counts(plan: ForgetPlan) -> str:
     counts: dict[str, int] = {}
     for item in plan.items:
         counts[item.what] = counts.get(item.what, 0) + 1
-    parts = [f"{n} {what}{'s' if n != 1 else ''}" for what, n in sorted(counts.items())]
-    sessions = f" in {len(plan.sessions)} sessions" if plan.sessions else ""
+    parts = [f"{n} {_plural(what, n)}" for what, n in sorted(counts.items())]
+    sessions = f" in {len(plan.sessions)} {_plural('session', len(plan.sessions))}"
+    sessions = sessions if plan.sessions else ""
     return (", ".join(parts) or "no text") + sessions
+
+
+def _plural(word: str, count: int) -> str:
+    """`summary` -> `summaries`, `evidence` -> `evidence`, `query` -> `queries`."""
+    if count == 1 or word == "evidence":
+        return word
+    return word[:-1] + "ies" if word.endswith(("ry", "ly")) else word + "s"
 
 
 def _ids(ids: tuple[str, ...]) -> str:

@@ -23,6 +23,7 @@ from app.cli.common import (
     short_id,
 )
 from store.errors import LibrarianError
+from store.files import regular_file_problem
 from store.ingest.cold import ColdTierUnavailable, client_from_config
 from store.models import (
     NODE_STATUSES,
@@ -144,6 +145,8 @@ def cmd_ingest(
     for path in args.paths:
         if not path.exists():
             raise LibrarianError(f"{path} does not exist")
+        if not path.is_dir() and regular_file_problem(path):  # a FIFO would block the read
+            raise LibrarianError(f"{path}: {regular_file_problem(path)}")
     if not args.llm:
         given = [f for f in ("again", "yes", "dry_run") if getattr(args, f)]
         if given:

@@ -14,6 +14,7 @@ from store.content import archive_rows, is_ref, store_text, text_digest
 from store.events import canonical_json, event_hash, iter_events
 from store.forget.planning import Found, plan
 from store.forget.slots import PayloadPath, set_path
+from store.ingest.redact import redact
 from store.migrations import PROJECTION_TABLES
 from store.models import ForgetReport
 from store.projections import apply_event, store_blob
@@ -63,6 +64,7 @@ def _erase(
     `node.forgotten` per node; returns (event seq, blobs erased, events redacted)."""
     erased, replaced, edits = _targets(conn, found)
     payloads, redactions = _redact(conn, edits)
+    reason = redact(reason)  # the secret being forgotten, quoted in the reason by mistake
     plan_ = found.plan
     subject = {"node": "node:", "session": "session:"}.get(plan_.scope, "forget:text")
     event = library.append_event(

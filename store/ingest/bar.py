@@ -48,6 +48,8 @@ REPORT = re.compile(
     r"|implemented|completed|generated|set up|configured|installed|documented|cleaned up)\b"
     r"|(?:\S+\s+){0,8}(?:is|are) (?:now )?(?:all )?(?:complete|completed|done|finished)\b"
     r"|(?:fixed|done|resolved|solved|status|update)\s*[:—-]\s"
+    r"|(?:the\s+)?(?:full\s+)?(?:test\s+)?(?:suite|run)[:\s]+\d+\s+(?:tests?\s+)?pass(?:ed|es)?\b"
+    r"|\d+\s+(?:tests?\s+)?passed\b|\d+\s+pass,\s+\d+\s+fail\b"
     r"|successfully\b|(?:i|we) (?:have |'ve )?(?:successfully )?(?:created|updated|added"
     r"|implemented|completed|written|built|finished|set up)\b|all (?:tasks|todos) (?:are )?"
     r"(?:done|completed)\b)",
@@ -87,6 +89,32 @@ PLAN_STEP = re.compile(
     r"^(?:if|when|once|otherwise|failing that)\b(?![^,;]*\byou\b)[^,;]{2,140},\s*(?:then\s+)?"
     r"(?:fall back|try|use|switch|skip|retry|run|add|check|go|install|do|revert|roll back|ask"
     r"|create|move|write)\b",
+    re.IGNORECASE,
+)
+#: The session's own working state, not something a teammate could reuse: where the agent
+#: is ("I'm on `feature/x`"), what it did or found already done ("was already updated",
+#: "already modified before I started"), what its edits left ("`f` is now unused").
+SESSION_STATE = re.compile(
+    r"\b(?:i|we)(?:'m| am|'re| are)\s+(?:on|in|at|working|currently)\b"
+    r"|\b(?:before|since|when|after)\s+(?:i|we)\s+(?:started|began|ran|changed|edited|touched)\b"
+    r"|\b(?:my|our)\s+(?:changes?|edits?|fix|work|branch|patch)\b"
+    r"|\b(?:at|from)\s+(?:the\s+)?(?:conversation|session)(?:'s)?\s+start\b"
+    r"|\b(?:is|are|was|were|has been|have been|had been)\s+already\s+(?:been\s+)?[a-z]+(?:ed|en)\b"
+    r"|\balready\s+(?:been\s+)?(?:updated|modified|changed|fixed|done|added|removed|in place"
+    r"|merged|committed|applied|handled)\b"
+    r"|\b(?:is|are)\s+now\s+(?:unused|used|in place|done|complete|green|clean|passing|fixed"
+    r"|correct|consistent|gone|removed)\b",
+    re.IGNORECASE,
+)
+#: A fragment that points at the next step and states nothing ("Now the production change in
+#: `_base.py`."): an opening adverb and an article with no verb after it.
+_FRAGMENT = re.compile(
+    r"^(?:now|next|then|and now|and then|finally)[,\s]+(?:the|a|an|for|on to)\b", re.IGNORECASE
+)
+_VERB = re.compile(
+    r"\b(?:is|are|was|were|be|has|have|had|does|do|did|can|cannot|can't|will|would|must"
+    r"|should|needs?|returns?|uses?|calls?|runs?|fails?|works?|makes?|gets?|sets?|takes?"
+    r"|holds?|reads?|writes?|breaks?|expects?|requires?|passes|shows?|lacks?|means?)\b",
     re.IGNORECASE,
 )
 #: Function words that state a cause, a consequence or a requirement.
@@ -166,11 +194,18 @@ def _entities(text: str) -> tuple[str, ...]:
 
 
 _BOX_DRAWING = re.compile("[\u2500-\u257f]")
+_CHECKLIST = re.compile("[✅❌✔✘✗☑☐]")
+_LIST_ITEM = re.compile(r"\s[-–•]\s+[A-Z][\w ,/'-]{1,40}:\s")
+_TABLE = re.compile(r"\|\s*:?-{3,}|(?:\|[^|\n]*){4,}\|")
 _NOT_PROSE = re.compile(r"[^\w\s]|[\d_]")
 
 
 def _prose(text: str) -> bool:
     """Mostly letters and spaces, with no box drawing: a sentence, not a tree or a table."""
+    if "```" in text or _TABLE.search(text) or _CHECKLIST.search(text):
+        return False  # a code block, a table or a checklist lifted into the summary
+    if len(_LIST_ITEM.findall(text)) >= 2:
+        return False  # "X - Testable: … - Good error handling: …": a list of labelled points
     plain = _CODE_SPAN.sub("", text)
     if _BOX_DRAWING.search(plain):
         return False
@@ -223,6 +258,10 @@ def judge(
         return Verdict(score, "a report of work done, not a finding")
     if said and PLAN_STEP.match(summary.strip()):
         return Verdict(score, "a plan step, not a finding")
+    if said and SESSION_STATE.search(summary.strip()):
+        return Verdict(score, "the session's own working state, not a lesson")
+    if said and _FRAGMENT.match(summary.strip()) and not _VERB.search(summary):
+        return Verdict(score, "narration of intent, not a finding")
     if said and WHEREABOUTS.match(summary.strip()):
         return Verdict(score, "where files are in the working copy (finding the way around)")
     if not _prose(summary):
@@ -240,11 +279,28 @@ def judge(
     return Verdict(score)
 
 
+#: Something only the session showed: "the original log", "the earlier output", "jprasm's
+#: latest comment".
+_SESSION_THING = re.compile(
+    r"\b(?:the|that|this)\s+(?:original|earlier|previous|above|latest|first|same|user'?s)\s+"
+    r"(?:log|logs|report|comment|message|output|traceback|error|screenshot|run|paste)\b"
+    r"|\b[a-z][\w-]*'s\s+(?:latest\s+|original\s+|first\s+)?(?:log|logs|comment|report|paste"
+    r"|screenshot)\b",
+    re.IGNORECASE,
+)
+
+
 def _leans(sentence: str) -> bool:
     """A pointer to something the sentence does not name: "this component", a hollow
-    subject ("the fix is to split it"), a measurement with no subject."""
+    subject ("the fix is to split it"), a measurement with no subject, a thing only the
+    session showed ("the original log")."""
     plain = _CODE_SPAN.sub("`x`", sentence.strip())
-    return bool(DEICTIC.search(plain) or _HOLLOW_SUBJECT.match(plain) or _BARE_MEASURE.match(plain))
+    return bool(
+        DEICTIC.search(plain)
+        or _HOLLOW_SUBJECT.match(plain)
+        or _BARE_MEASURE.match(plain)
+        or _SESSION_THING.search(plain)
+    )
 
 
 def novelty(words: Iterable[str], seen: set[str]) -> float:

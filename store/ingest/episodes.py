@@ -80,6 +80,9 @@ class Action:
     routine: bool
     wanted: str = ""  # why the failure was what the agent wanted ("" when it was not)
     said_next: TranscriptMessage | None = None  # what the agent said right after a failure
+    #: What the agent said in the turns after a failure, before the user spoke again (where
+    #: a cause found later is stated).
+    said_later: tuple[TranscriptMessage, ...] = ()
 
 
 @dataclass
@@ -104,7 +107,10 @@ def actions(streams: Sequence[Sequence[TranscriptMessage]]) -> list[Action]:
                     action = _action(stream, called, pos, message, result)
                     if action.failed:
                         action = replace(
-                            action, wanted=_wanted(messages, pos), said_next=_next(messages, pos)
+                            action,
+                            wanted=_wanted(messages, pos),
+                            said_next=_next(messages, pos),
+                            said_later=_later(messages, pos),
                         )
                     found.append(action)
     return sorted(found, key=lambda a: (a.stream, a.pos, a.done_pos))
@@ -126,7 +132,11 @@ _INTENDED = re.compile(
     r"\b(?:exactly what (?:we|I) (?:want|wanted|expected|hoped)|what (?:we|I) wanted to see"
     r"|(?:change|behaviou?r|result|outcome) (?:that )?(?:I|we) intended|not a regression"
     r"|as intended|as designed|(?:that'?s|that is|which is) the point|(?:proves|shows|confirms)"
-    r" (?:that )?the (?:guard|check|timeout|limit|lock|validation|test)\w* (?:works|holds|fires))",
+    r" (?:that )?the (?:guard|check|timeout|limit|lock|validation|test)\w* (?:works|holds|fires))"
+    # the agent appraising the failing output as what it was after ("The error handling works
+    # correctly", "Done. The output now follows the brew style")
+    r"|\bworks (?:correctly|as expected|as intended)\b|^\W*done\b[.!]"
+    r"|\b(?:output|message|error) now (?:follows|shows|matches|reads|looks)\b",
     re.IGNORECASE,
 )
 
@@ -135,7 +145,11 @@ def _wanted(messages: Sequence[TranscriptMessage], pos: int) -> str:
     """Why a failure was wanted, from what the agent says right after it ("" if it does not
     say so): a reproduction, a test red before its fix, a guard shown to work, a behaviour
     change it made on purpose."""
-    for later in messages[pos + 1 : pos + 3]:
+    for later in messages[pos + 1 : pos + 7]:
+        if statements.is_prompt(later) or (
+            any(u.name in EDIT_TOOLS for u in later.tool_uses) and not later.text
+        ):
+            return ""  # the agent set about fixing it, or the user spoke first
         if later.role == "assistant" and later.text:
             first = later.text.lstrip()[:240]
             first = first[: _first_stop(first)]
@@ -158,6 +172,63 @@ _STATES = re.compile(
     r"|isn'?t|aren'?t|has|have|must|only|lacks?|holds?|runs?|uses?)\b",
     re.IGNORECASE,
 )
+
+
+#: Messages after a failure in which a cause the agent finds later is looked for.
+_LATER = 16
+
+
+def _later(messages: Sequence[TranscriptMessage], pos: int) -> tuple[TranscriptMessage, ...]:
+    """The agent's text messages after the result at `pos`, up to the user's next prompt."""
+    found: list[TranscriptMessage] = []
+    for later in messages[pos + 1 : pos + 1 + _LATER]:
+        if statements.is_prompt(later):
+            break
+        if later.role == "assistant" and later.text:
+            found.append(later)
+    return tuple(found)
+
+
+#: A sentence that states why something failed ("… fails because …", "The failure is a live
+#: ClickHouse e2e test", "the root cause was …").
+_CAUSE_SAID = re.compile(
+    r"\b(?:because|root cause|caused by|due to|the reason|(?:failure|failing \w+|error|issue"
+    r"|problem) (?:is|was|comes from)|requires?|needs? (?:a|an|the)|only (?:works|runs)"
+    r"|(?:is|was) (?:a|an) (?:live|pre-existing|known|flaky|e2e|integration)\b)",
+    re.IGNORECASE,
+)
+#: Words too common in commands and errors to tie a later sentence to a failure.
+_GENERIC = frozenset(
+    "test tests run runs error errors fail fails failed failing failure code exit file files"
+    " line command output result npm npx bun go uv mise cargo python node".split()
+)
+
+
+def _late_cause(failure: Action, gist: str) -> str:
+    """The cause the agent states later (after the sentence right after the failure, before
+    the user speaks again): the first sentence that says why, is not a guess, narration or a
+    question, and names something the error names."""
+    tied = {w for w in bar.content_words(gist) if w not in _GENERIC and len(w) > 4}
+    if not tied:
+        return ""
+    for message in failure.said_later:
+        if message is failure.said_next:
+            continue
+        for count, (lo, hi) in enumerate(snippets.sentence_spans(message.text)):
+            if count >= 6:
+                break
+            sentence = _FULL_STOP.split(statements.clause(message.text[lo:hi]), maxsplit=1)[0]
+            if (
+                20 <= len(sentence) <= 220
+                and _CAUSE_SAID.search(sentence)
+                and not sentence.endswith(("?", ":"))
+                and not bar.is_narration(sentence)
+                and not statements.HEDGE.search(sentence)
+                and not bar.DANGLING.match(sentence)
+                and tied & set(bar.content_words(sentence))
+            ):
+                return snippets.clean(sentence, 220)
+    return ""
 
 
 _FULL_STOP = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
@@ -304,10 +375,20 @@ def candidates(
     pairs: list[tuple[Candidate, Candidate]] = []
     edited = _edited(found)
     for episode in episodes(found):
-        dead_ends = [d for d in (dead_end(run) for run in _runs(episode)) if d is not None]
+        runs = _runs(episode)
+        made = [(run, dead_end(run)) for run in runs]
+        dead_ends = [
+            replace(d, routine=d.routine or _hygiene(run, edited, episode))
+            for run, d in made
+            if d is not None
+        ]
         if not dead_ends:
             continue
         fix = solution(episode)
+        if fix is not None and not fix.routine and _own_tests_only(episode, edited):
+            fix = replace(fix, routine="the agent rewrote its own test until it passed")
+        if fix is not None and _hygiene(runs[-1], edited, episode):
+            fix = replace(fix, routine=fix.routine or _hygiene(runs[-1], edited, episode))
         why = _own_test(episode, edited)
         why = why or _told(episode)
         if why:  # the failure is no lesson; what made it pass may still be one
@@ -337,6 +418,25 @@ def _edited(found: Sequence[Action]) -> dict[tuple[int, str], int]:
         if action.tool.name in EDIT_TOOLS and not action.failed:
             first.setdefault((action.stream, action.target), action.pos)
     return first
+
+
+def _own_tests_only(episode: Episode, edited: dict[tuple[int, str], int]) -> bool:
+    """Whether every change before the success rewrote, whole, a test file the agent had
+    already written or changed before the first failure: the solution could only say
+    "rewrote it" (an edit of its own test says what the test needed, and is kept)."""
+    first = episode.failures[0]
+    edits = [a for a in episode.changes if a.tool.name in EDIT_TOOLS]
+    return (
+        bool(edits)
+        and len(edits)
+        == len([a for a in episode.changes if a.tool.name in EDIT_TOOLS or a.command])
+        and all(
+            a.tool.name == "Write"
+            and _TEST_FILE.search(snippets.file_name(a.target))
+            and edited.get((a.stream, a.target), first.pos) < first.pos
+            for a in edits
+        )
+    )
 
 
 def _own_test(episode: Episode, edited: dict[tuple[int, str], int]) -> str:
@@ -388,6 +488,39 @@ def _slip(episode: Episode) -> str:
         if not _CONSTRAINT.search(said[start : stop if stop >= 0 else len(said)]):
             return "a slip in code the agent had just written (it says so)"
     return ""
+
+
+#: Housekeeping a linter or compiler asks of fresh code: an unused import or variable, an
+#: unchecked error, a redeclaration, formatting. In a file the agent itself had just edited,
+#: it is the agent's slip, not a fact about the project.
+_HYGIENE = re.compile(
+    r"\b(?:imported and not used|declared and not used|declared but (?:its value is )?never"
+    r" (?:used|read)|(?:defined|assigned|imported) but never used|never (?:used|read)\b"
+    r"|unused (?:import|variable|parameter|argument|local)|no new variables on left side"
+    r"|is not checked|redeclared|already (?:been )?declared|consider merging|would reformat"
+    r"|not (?:properly )?formatted|F401|F841|E501|W291|no-unused-vars|unused-imports?)",
+    re.IGNORECASE,
+)
+
+
+def _hygiene(run: Episode, edited: dict[tuple[int, str], int], episode: Episode) -> str:
+    """Why a run of failures is housekeeping in the agent's own fresh code ("" when it is
+    not): its gist is lint or unused code in a file the agent had edited before it, and what
+    the episode changed before its success (if anything) includes that file."""
+    first = run.failures[0]
+    span = snippets.error_gist(first.result.text)
+    if span is None or not _HYGIENE.search(first.result.text[span[0] : span[1]]):
+        return ""
+    gist = first.result.text[span[0] : span[1]]
+    mine = {
+        path
+        for (stream, path), pos in edited.items()
+        if stream == first.stream and pos < first.pos and snippets.file_name(path) in gist
+    }
+    edits = {a.target for a in episode.changes if a.tool.name in EDIT_TOOLS}
+    if not mine or (edits and not edits & mine):
+        return ""
+    return "housekeeping in code the agent had just edited (lint, unused code)"
 
 
 _CONSTRAINT = re.compile(
@@ -446,7 +579,7 @@ def dead_end(episode: Episode) -> Candidate | None:
     gist = snippets.clean(snippets.short_paths(snippets.undecorated(line)), 150)
     again = f" ({tries} attempts)" if tries > 1 else ""
     verb = "stops at" if _is_prompt(line) else "fails with"
-    cause = "" if first.wanted else _diagnosis(last.said_next)
+    cause = "" if first.wanted else _diagnosis(last.said_next) or _late_cause(last, line)
     if cause and bar.novelty(bar.content_words(cause), set(bar.content_words(gist))) < 0.5:
         cause = ""  # it only repeats the error
     if cause:  # room for it: the error's gist is shortened
@@ -456,8 +589,39 @@ def dead_end(episode: Episode) -> Candidate | None:
     return Candidate(
         "episode", "DEAD_END", first.done, first.stream, first.done_pos, span[0], line,
         CONFIDENCE, summary, first.call.line_start, last.done.line_end,
-        routine=first.wanted, cause=cause,
+        routine=first.wanted or _glue(line, first) or _bare(line, cause), cause=cause,
     )  # fmt: skip
+
+
+def _glue(line: str, failure: Action) -> str:
+    """Why the failure is the agent's shell glue, not the project ("" when it is not): the
+    line that carries it is spoken by a looking-around program the command line itself
+    runs besides its target (`sleep: invalid time interval` after `npx wrangler … & sleep 5
+    && echo …`); an alias answering for the target (`tree` run, `lsd` speaks) is the machine."""
+    speaker = _SPEAKER.match(line)
+    called = failure.target.split()[0] if failure.target else ""
+    name = speaker.group(1) if speaker else ""
+    if (
+        name in ROUTINE_PROGRAMS
+        and name != called
+        and re.search(rf"(?:^|[\s;&|(]){re.escape(name)}\b", failure.command)
+    ):
+        return f"the agent's shell glue failed (`{name}`), not the project"
+    return ""
+
+
+#: An assertion that names no test and no value (`error: expect(received).toBe(expected)`).
+_BARE_EXPECT = re.compile(
+    r"^\W*(?:\S+:\s+)?(?:error:\s*)?expect\(received\)\.\w+\(expected\)\W*$", re.IGNORECASE
+)
+
+
+def _bare(line: str, cause: str) -> str:
+    """Why the dead end says nothing a teammate could use ("" when it does): its gist is an
+    assertion with no test or value named, and the agent stated no cause."""
+    if not cause and _BARE_EXPECT.match(line.strip()):
+        return "a bare assertion: no test, value or cause named"
+    return ""
 
 
 def solution(episode: Episode) -> Candidate | None:
@@ -634,10 +798,25 @@ def _looks(changes: Sequence[Action]) -> bool:
     return bool(words) and (words[0] in ROUTINE_PROGRAMS or any(w in _READS for w in words[1:6]))
 
 
+#: Programs and subcommands that only check (a type-check, a linter, a test run, a dry run):
+#: running one in between changes nothing a later success could owe to it.
+_CHECK_WORDS = frozenset(
+    "tsc eslint biome prettier ruff mypy pyright flake8 pylint black pytest vitest jest mocha"
+    " test tests lint typecheck type-check check vet clippy --noemit --check --dry-run"
+    " --list-files".split()
+)
+
+
+def _only_checks(command: str) -> bool:
+    words = [w.lower() for w in snippets.main_stage(command).split()[:6]]
+    return any(w in _CHECK_WORDS for w in words)
+
+
 def _last_command(changes: Sequence[Action]) -> list[str]:
-    """The project command run last before the success (a rollback, a migration, a deploy)."""
+    """The project command run last before the success (a rollback, a migration, a deploy);
+    none when it only checked something (`npx tsc --noEmit` fixes nothing)."""
     ran = [a for a in changes if a.command]
-    if not ran:
+    if not ran or _only_checks(ran[-1].command):
         return []
     return [f"running `{snippets.clean(snippets.main_stage(ran[-1].command), 70)}`"]
 

@@ -92,6 +92,27 @@ HARNESS_ERRORS: tuple[HarnessError, ...] = (
         "the agent called a tool that does not exist here",
     ),
     HarnessError(
+        "mcp_server_failed",
+        r'mcp server "[^"\n]{1,80}"[^\n]{0,80}?(?:timed out|failed|not connected|disconnected'
+        r"|connection closed)|mcp error -?\d+",
+        "an MCP server the agent calls failed or timed out (the agent's tooling)",
+    ),
+    HarnessError(
+        "model_api_auth",
+        r"oauth token has expired|failed to authenticate\. api error",
+        "the agent's own connection to the model API failed",
+    ),
+    HarnessError(
+        "sandbox_temp_file",
+        r"can'?t create temp file for here document",
+        "the agent's sandbox denied the shell a temporary file (a heredoc)",
+    ),
+    HarnessError(
+        "working_directory",
+        r"(?:^|\n)[^\n]{0,24}\bcd:(?:\d+:)?\s*(?:no such file or directory|can'?t cd)",
+        "the agent changed into a folder that is not there (finding its way around)",
+    ),
+    HarnessError(
         "bare_error",
         r"\A\s*(?:error)?\s*\Z",
         "an error with no text says nothing about the project",
@@ -114,7 +135,8 @@ _HINTS = (
     "modified since", "sibling", "errored", "inputvalidationerror", "invalid tool parameters",
     "required parameter", "maximum allowed", "too large", "response exceeded", "interrupted",
     "aborted", "doesn't want to", "rejected", "permission", "requires approval", "eisdir",
-    "is a directory", "no such tool", "not available", "not found",
+    "is a directory", "no such tool", "not available", "not found", "mcp server", "mcp error",
+    "oauth token", "failed to authenticate", "temp file", "cd:",
 )  # fmt: skip
 
 

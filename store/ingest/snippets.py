@@ -119,6 +119,11 @@ _LOCATION_LINE = re.compile(
     r"(?m)^[ \t]*(?:[┃│║|][ \t]*)?(?:\.{1,2}/)?[\w@+-][\w./@+-]*\.\w{1,8}:\d+:\d+\b"
     r"(?!:?[ \t]*(?:warning|note|info|hint|notice)\b):?[ \t]*(?P<rest>[^\n]*)"
 )
+#: A linter's rule code and message with its location on the next line (ruff's and
+#: rustc-style output: `PLR1714 Consider merging …` then `  --> src/a.py:451:18`).
+_RULE_FINDING = re.compile(
+    r"(?m)^[ \t]*[A-Z]{1,6}\d{2,5}(?:\[\*\])?[ \t]+\S[^\n]*\n[ \t]*-->[ \t]*\S+:\d+:\d+"
+)
 _LOG_ERROR_LINE = re.compile(
     r"(?m)^[ \t]*(?:[✘✖×][ \t]*)?(?:ERRO(?:R)?\b|\[ERROR\]|FATAL\b|CRITICAL\b"
     r"|level=(?:error|fatal)\b)[^\n]*"
@@ -153,12 +158,26 @@ FAILURE_MARKERS = re.compile(
 
 
 def quiet(text: str) -> str:
-    """`text` with ANSI escapes and injected blocks (system reminders) blanked out: same
-    length, so offsets found in it cut verbatim evidence out of `text`."""
+    """`text` with ANSI escapes, injected blocks (system reminders) and lines that never
+    carry a failure blanked out (`NOISE_LINES`): same length, so offsets found in it cut
+    verbatim evidence out of `text`."""
+    if any(sign in text for sign in _NOISE_SIGNS):
+        text = NOISE_LINES.sub(_blank, text)
     if "\x1b" not in text and "<" not in text:
         return text
     text = ANSI.sub(_blank, text)
     return DROPPED_BLOCKS.sub(_blank, text) if "<" in text else text
+
+
+#: Lines of a command's output that are never its failure: a test runner's line for a test
+#: that passed (`(pass) parses flags > throws UnknownFlagError`, `✓ renders`), and the
+#: agent harness's own shell start-up noise (`…/shell-snapshots/snapshot-bash-….sh: line 372:
+#: alias: --: not found`), printed before the command's real output.
+NOISE_LINES = re.compile(
+    r"(?m)^[ \t]*(?:\S+:[ \t]+)?(?:\(pass\)|[✓✔])[^\n]*$"
+    r"|^[^\n]*shell-snapshots/snapshot-[\w.-]+\.sh:[^\n]*$"
+)
+_NOISE_SIGNS = ("(pass)", "✓", "✔", "shell-snapshots/")
 
 
 def _blank(m: re.Match[str]) -> str:
@@ -185,6 +204,7 @@ def _ends(output: str, size: int = 16_000) -> str:
     return output if len(output) <= 2 * size else output[:size] + "\n" + output[-size:]
 
 
+@lru_cache(maxsize=512)
 def error_gist(text: str) -> tuple[int, int] | None:
     """The line of an error that carries the failure (see `_gist_line`), with the line after
     it when it only introduces that one ("…ignored by one of your .gitignore files:") or the
@@ -247,6 +267,9 @@ def _gist_line(text: str) -> tuple[int, int] | None:
         traceback = "Traceback (most recent call last)" in view
         chosen = exceptions[-1] if traceback else exceptions[0]
         return trimmed(view, *chosen.span())
+    ruled = _search(_RULE_FINDING, view) if "-->" in view else None
+    if ruled is not None:
+        return trimmed(view, *ruled.span())
     located = _search(_LOCATION_LINE, view) if ":" in view else None
     if located is not None:
         return _with_message(view, located)

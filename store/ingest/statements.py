@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import replace
 from typing import Any, NamedTuple
 
 from store.ingest import bar, snippets
@@ -115,6 +116,17 @@ _INNER_LEAD = re.compile(
     r"[,;:]\s*(?:and\s+)?(?:i\s+(?:can\s+)?see\s+(?:now\s+)?that|i\s+notice(?:d)?\s+that"
     r"|i(?:'ve| have)?\s+found\s+(?:out\s+)?that|i\s+realized\s+that|it\s+turns\s+out"
     r"(?:\s+that)?|which\s+(?:shows|means)\s+that)\s+",
+    re.IGNORECASE,
+)
+#: What stands in front of a statement and is not part of it: bullets, arrows, check marks
+#: and emoji, a banner drawn as a word and a rule (`★ Insight ─────`), an interjection set
+#: off by a dash ("Confirmed —", "Found it —", "Noted —"). Cut, so the bar reads the
+#: statement itself ("✅ It removes …" leans on an earlier sentence).
+_OPENING_MARKS = re.compile(
+    r"^(?:[\s\-*•→>\u2013\u2014\u2190-\u21ff\u2500-\u27bf\u2b00-\u2bff\U0001f300-\U0001faff\ufe0f]"
+    r"|(?<![\w])[A-Z][A-Za-z]{1,15}(?:\s[A-Za-z]{1,15})?\s*[\u2500-\u257f]{3,}"
+    r"|(?:found it|confirmed|noted|got it|exactly|correct|right|yes|indeed|verified)\s*[—–]"
+    r"|(?:found it|confirmed|noted|got it|verified)\s*[.!:]\s)+",
     re.IGNORECASE,
 )
 #: A label in front of the statement: a few plain words and a colon (no code, path or number,
@@ -309,7 +321,26 @@ def corrections(streams: Sequence[Sequence[TranscriptMessage]]) -> list[Candidat
             declined = _declined(messages, before, pos)
             if declined or CORRECTION.match(m.text):
                 found.append(_correction(m, stream, pos, declined))
+                if declined and _asks(m.text):
+                    found[-1] = replace(
+                        found[-1], routine="the user asked a question, not for another way"
+                    )
     return found
+
+
+#: A user's message that asks rather than redirects ("Explain the considerations …", "Is
+#: Agent 1 still required …?").
+_QUESTION = re.compile(
+    r"^\s*(?:explain|describe|tell me|show me|what|why|how|which|when|where|who|can you|could you"
+    r"|would you|is|are|does|do|did|should)\b",
+    re.IGNORECASE,
+)
+
+
+def _asks(text: str) -> bool:
+    """Whether the user's words open as a question or a request to explain (a correction
+    that ends in a question mark, "I thought we had X …?", still redirects)."""
+    return bool(_QUESTION.match(text))
 
 
 def _last_agent_action(messages: Sequence[TranscriptMessage], pos: int) -> int | None:
@@ -467,7 +498,7 @@ def clause(sentence: str) -> str:
     clean = snippets.clean(sentence, 2000, secrets=False)  # `finding` redacts what it keeps
     cut = _LEAD.match(clean) or _INNER_LEAD.search(clean)
     clause = clean[cut.end() :].strip() if cut else clean
-    clause = clause.lstrip("-*•→> ").strip()
+    clause = _OPENING_MARKS.sub("", clause, count=1).strip()
     label = _LABEL.match(clause)
     named = label.group(1).lower().split() if label else []
     if (

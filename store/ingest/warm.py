@@ -42,8 +42,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
-from store.ingest import bar, episodes, statements
+from store.ingest import bar, episodes, snippets, statements
 from store.ingest.candidates import Candidate
 from store.models import NODE_TYPES, ExtractedEdge, ExtractedNode, ParsedSession, TranscriptMessage
 
@@ -77,7 +78,15 @@ _CHANGE = re.compile(
     r"|upgrad(?:ed|ing)|downgrad(?:ed|ing)|renam(?:ed|ing)|mov(?:ed|ing)|switch(?:ed|ing)"
     r"|instead|rotat(?:ed|ing)|delet(?:ed|ing)|restor(?:ed|ing)|revert(?:ed|ing)|split"
     r"|wrap(?:ped|ping)|increas(?:ed|ing)|decreas(?:ed|ing)|disabl(?:ed|ing)|enabl(?:ed|ing)"
-    r"|install(?:ed|ing)|updat(?:ed|ing)|us(?:e|ed|ing) )",
+    r"|install(?:ed|ing)|updat(?:ed|ing)|us(?:e|ed|ing) )|`[^`\n]+`\s*(?:→|->|=>)\s*`",
+    re.IGNORECASE,
+)
+#: What makes a guess a hypothesis: it proposes an explanation ("… is too short", "… so it
+#: shares the pool", "… because …"), not a name or a plan ("could be `runStage` or similar").
+_EXPLAINS = re.compile(
+    r"\b(?:so|too|explains?|explaining|why|hence|therefore|triggers?|causes?|caused|leads? to"
+    r"|results? in|fails?|failing|breaks?|blocks?|hangs?|times? out|leaks?|races?|stale"
+    r"|missing|never|not|by|from|without|instead)\b",
     re.IGNORECASE,
 )
 #: A method worth reusing names the command and what it showed.
@@ -248,6 +257,13 @@ def _judge(context: _Context) -> dict[int, Candidate]:
             confirmed=confirmed,
             said=c.strategy != "episode",
         )
+        if c.strategy != "episode" and (verdict.passes or verdict.reason.startswith(_NAMEABLE)):
+            named = _resolved(c, context)  # only what may reach the queue is worth the search
+            if named is not c:
+                c = named
+                verdict = bar.judge(c.summary, novelty=fresh, confirmed=confirmed, said=True)
+        if verdict.passes and c.type == "HYPOTHESIS" and not _explains(c.summary):
+            verdict = replace(verdict, reason="a guess that explains nothing (a name or a plan)")
         confidence = c.confidence
         if confirmed and verdict.passes:
             confidence = round(min(confidence + _BONUS, _CORROBORATED_CAP), 2)
@@ -262,6 +278,73 @@ def _judge(context: _Context) -> dict[int, Candidate]:
             # words says more than the episode's mechanical summary of the same edits.
             this_message.update(words)
     return _revise(out, context)
+
+
+#: "the pod", "the export's": a thing the session named earlier, by a bare noun.
+_BARE_THE = re.compile(
+    r"\b([Tt]he) ([a-z][a-z-]{2,24})(?='s\b|[.,;:)]|$|\s+(?:is|are|was|were|has|had|holds?|ran"
+    r"|runs?|uses?|used|calls?|in|on|of|at|during|for|with|to|from|and|but|that|which|while"
+    r"|after|before|still|never|only|itself)\b)"
+)
+#: Nouns that never stand for one thing the session named.
+_NOT_NAMED = frozenset(
+    """user agent model session issue problem fix bug reason cause same other first last next
+    whole rest following previous above below following end start beginning way case time
+    result results output code change changes test tests error errors""".split()
+)
+_LOOKBACK = 60  # messages of the stream searched for where a bare noun was named
+#: Verdicts a name from earlier in the session may change.
+_NAMEABLE = ("names no file", "not self-contained")
+
+
+def _resolved(c: Candidate, context: _Context) -> Candidate:
+    """`c` with the session-local things it names by a bare noun ("the pod", "the export")
+    given the name the session used for them earlier ("the `api-7f9` pod", "the
+    `settlement` export"): the reader never saw the session. A noun the session never named
+    is left as it is (a component the project knows by that name)."""
+    nouns = [m for m in _BARE_THE.finditer(c.summary) if m.group(2) not in _NOT_NAMED]
+    if not nouns:
+        return c
+    messages = context.streams[c.stream]
+    before = [
+        m.text
+        for m in messages[max(0, c.pos - _LOOKBACK) : c.pos + 1]
+        if m.text and (m.role == "assistant" or statements.is_prompt(m))
+    ]
+    summary = c.summary
+    for m in reversed(nouns):  # from the end, so earlier offsets stay valid
+        name = _named(m.group(2), before, c.summary)
+        if name:
+            summary = (
+                f"{summary[: m.start()]}{m.group(1)} `{name}` {m.group(2)}{summary[m.end() :]}"
+            )
+    if summary == c.summary:
+        return c
+    return replace(c, summary=snippets.fit(summary))
+
+
+def _named(noun: str, texts: Sequence[str], summary: str) -> str:
+    """The code-span name written right next to `noun` most recently in `texts` ("the
+    `orders` export", "pod `api-7f9`"), unless the summary already names it."""
+    near = _naming(noun)
+    for text in reversed(texts):
+        if noun not in text:
+            continue
+        found = [g1 or g2 for g1, g2 in near.findall(text)]
+        if found:
+            name = found[-1]
+            return "" if f"`{name}`" in summary else name
+    return ""
+
+
+@lru_cache(maxsize=256)
+def _naming(noun: str) -> re.Pattern[str]:
+    word = re.escape(noun)
+    return re.compile(rf"`([^`\n]{{2,60}})`[ \t]+{word}s?\b|\b{word}[ \t]+`([^`\n]{{2,60}})`")
+
+
+def _explains(summary: str) -> bool:
+    return bool(bar.CAUSAL.search(summary) or _EXPLAINS.search(summary))
 
 
 def _stated_cause(c: Candidate, causes: Sequence[tuple[int, int, set[str]]]) -> bool:
@@ -370,19 +453,124 @@ def _confirmed(c: Candidate, context: _Context) -> bool:
 
 
 def _revise(judged: dict[int, Candidate], context: _Context) -> dict[int, Candidate]:
-    """Beliefs the session later revised: a hypothesis a later finding settles, a claimed
-    fix the user says did not work."""
+    """Beliefs the session later revised: a hypothesis a later finding settles (kept out:
+    the finding says it), one the agent's next check bears out (it becomes the DISCOVERY it
+    turned into) or rules out (kept out), one a later root cause contradicts (kept out); a
+    claimed fix the user says did not work."""
     passing = [c for c in judged.values() if not c.suppressed]
     for key, c in judged.items():
         if c.suppressed:
             continue
-        if c.type == "HYPOTHESIS" and _settled_later(c, passing):
-            judged[key] = replace(
-                c, suppressed="settled later in the session (confirmed or ruled out)"
-            )
+        if c.type == "HYPOTHESIS":
+            judged[key] = _settled(c, passing, context)
         elif c.type == "SOLUTION" and c.strategy != "episode" and _user_says_fails(c, context):
             judged[key] = replace(c, suppressed="the user's next message says it still fails")
     return judged
+
+
+def _settled(h: Candidate, passing: Sequence[Candidate], context: _Context) -> Candidate:
+    """A passing hypothesis as the rest of its stream leaves it."""
+    if _settled_later(h, passing):
+        return replace(h, suppressed="settled later in the session (confirmed or ruled out)")
+    if _contradicted(h, passing):
+        return replace(h, suppressed="a later finding names another cause (ruled out)")
+    verdict = _checked(h, context)
+    if verdict == "refuted":
+        return replace(h, suppressed="the agent's next check ruled it out")
+    if verdict == "confirmed":
+        stated = _dehedged(h.summary)
+        if not statements.HEDGE.search(stated):
+            return replace(h, type="DISCOVERY", summary=stated)
+    return h
+
+
+#: How the agent opens what it says after a check that bore its guess out.
+_BORNE_OUT = re.compile(
+    r"^\W*(?:confirmed|(?:that|this) confirms|yes\b|exactly\b|as suspected|bingo|there it is"
+    r"|that'?s (?:it|the (?:cause|culprit|problem|issue))|found it|i was right)",
+    re.IGNORECASE,
+)
+#: What the agent says of a guess a check ruled out.
+_RULED_OUT = re.compile(
+    r"\b(?:(?:is|was|isn'?t|wasn'?t|is not|was not|not) (?:the )?(?:cause|culprit|issue|problem"
+    r"|reason)\b|ruled? out|red herring|(?:that|this) (?:wasn'?t|isn'?t|is not|was not) it\b"
+    r"|so (?:that'?s|it'?s) not)",
+    re.IGNORECASE,
+)
+_ROOT_CAUSE = re.compile(
+    r"\b(?:root cause|the (?:real |actual )?(?:cause|reason|culprit) (?:is|was)|turns? out"
+    r"|was caused by)\b",
+    re.IGNORECASE,
+)
+_HEDGES = (
+    (
+        re.compile(
+            r"\b(?:i (?:think|suspect|believe|guess)|my (?:guess|theory) is|presumably"
+            r"|probably|likely|perhaps|possibly|maybe)\s+(?:that\s+)?",
+            re.I,
+        ),
+        "",
+    ),
+    (re.compile(r"\b(?:might|may|could) have been\b", re.I), "was"),
+    (re.compile(r"\b(?:might|may|could) be\b", re.I), "is"),
+    (re.compile(r"\b(?:seems|appears) to be\b", re.I), "is"),
+    (re.compile(r"\b(?:it )?(?:seems|appears|looks like)(?: that)?\s+", re.I), ""),
+)
+
+
+def _dehedged(summary: str) -> str:
+    """The guess stated as the fact a check showed it to be."""
+    out = summary
+    for pattern, plain in _HEDGES:
+        out = pattern.sub(plain, out)
+    out = " ".join(out.split())
+    return out[:1].upper() + out[1:] if out[:1].islower() and out[:1].isalpha() else out
+
+
+def _checked(h: Candidate, context: _Context) -> str:
+    """ "confirmed" when the agent's first words after its next check bear the guess out,
+    "refuted" when it then says the guess was not it, "" when the stream moves on first (a
+    user's message) or says neither within the window."""
+    messages = context.streams[h.stream]
+    named = set(bar.content_words(h.summary))
+    looked = False
+    for later in messages[h.pos + 1 : h.pos + 1 + 2 * _WINDOW]:
+        if statements.is_prompt(later):
+            return ""
+        if later.kind == "tool_result":
+            looked = True
+            continue
+        if not (looked and statements.is_reasoning(later)):
+            continue
+        if _BORNE_OUT.match(later.text):
+            return "confirmed"
+        said = later.text[:600]
+        ruled = _RULED_OUT.search(said)
+        if ruled and len(named & set(bar.content_words(said))) >= 2:
+            return "refuted"
+        looked = False  # the agent's reaction to this check said neither
+    return ""
+
+
+def _contradicted(h: Candidate, passing: Sequence[Candidate]) -> bool:
+    """A later finding of the stream states the root cause and names none of the things
+    the guess named: the guess was wrong."""
+    named = set(bar.entities(h.summary))
+    stems = _stems(h.summary)
+    return any(
+        other.stream == h.stream
+        and other.pos > h.pos
+        and other.type == "DISCOVERY"
+        and _ROOT_CAUSE.search(other.summary)
+        and not (named & set(bar.entities(other.summary)))
+        and len(stems & _stems(other.summary)) < 2
+        for other in passing
+    )
+
+
+def _stems(text: str) -> set[str]:
+    """Content words cut to their first five letters ("connection", "connections")."""
+    return {w[:5] for w in bar.content_words(text) if len(w) > 3}
 
 
 def _settled_later(h: Candidate, passing: Sequence[Candidate]) -> bool:

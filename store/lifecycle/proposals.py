@@ -17,6 +17,7 @@ import sqlite3
 from typing import TYPE_CHECKING, Any
 
 from store.errors import LibrarianError
+from store.ingest.redact import redact
 from store.models import RelationProposal, SharedSession
 from store.text import one_line
 
@@ -269,7 +270,7 @@ def reject(library: Library, a: str, b: str, reason: str) -> RelationProposal:
             {
                 "source_name": found.source_name,
                 "target_name": found.target_name,
-                "reason": reason.strip(),
+                "reason": redact(reason.strip()),
             },
         )
         return _pending_or_any(conn, a, b)

@@ -17,6 +17,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from store.ingest.redact import redact
 from store.models.governance import RegressionCase
 from store.patterns.regressions import REFERENCE, checklist, read_checklist
 from store.projections import store_blob
@@ -71,7 +72,9 @@ def carrier(conn: sqlite3.Connection, run_skill: int, mode: str, successor: str)
 
 
 def case_line(incident_id: str, cause: str, regression: str) -> str:
-    return f"{one_line(regression, 600)} (incident {incident_id}: {one_line(cause, 200)})"
+    """The checklist line: one line, secrets masked (it goes into a file people share)."""
+    text = f"{one_line(regression, 600)} (incident {incident_id}: {one_line(cause, 200)})"
+    return redact(text).replace("<", "‹").replace(">", "›")
 
 
 def append_case(conn: sqlite3.Connection, skill: Any, line: str) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from store import catalog
 from store.errors import LibrarianError
+from store.ingest.redact import redact
 from store.lifecycle.regression_cases import LISTED, append_case, carrier, case_line, skill_cases
 from store.lifecycle.status import record
 from store.models import RUNBOOK_STEPS, Incident, Run, RunStep, StepPlan
@@ -168,7 +169,7 @@ def start(library: Library, key: str | int, reason: str) -> Run:
                 "run_id": run_id,
                 "skill_id": sid,
                 "skill_name": name,
-                "reason": one_line(reason, 500),
+                "reason": one_line(redact(reason), 500),
                 "version_no": int(version),
             },
         )
@@ -198,7 +199,7 @@ def abandon(library: Library, run_id: str, reason: str) -> Run:
             conn,
             "runbook.abandoned",
             f"skill:{run.skill_name}",
-            {"run_id": run_id, "reason": one_line(reason, 500), "step": run.step},
+            {"run_id": run_id, "reason": one_line(redact(reason), 500), "step": run.step},
         )
         return _get(conn, run_id)
 

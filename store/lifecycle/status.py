@@ -12,6 +12,7 @@ import sqlite3
 from typing import TYPE_CHECKING
 
 from store.errors import LibrarianError
+from store.ingest.redact import redact
 from store.lifecycle.requirements import unproven_requirements
 
 if TYPE_CHECKING:
@@ -86,5 +87,5 @@ def record(
         conn,
         event_type,
         f"skill:{name}",
-        {"skill_id": sid, "reason": reason, "from": status, **extra},
+        {"skill_id": sid, "reason": redact(reason), "from": status, **extra},
     )

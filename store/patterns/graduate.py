@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from store.errors import LibrarianError
+from store.ingest.redact import redact
 from store.models import Citation, Criterion, Draft, GraduationCheck, ParsedSkill, Pattern, Step
 from store.models.governance import RegressionCase, Replacement, RetrievalCount
 from store.patterns import skillmd
@@ -562,6 +563,10 @@ def reject_draft(library: Library, draft_id: str, reason: str) -> Draft:
             conn,
             "pattern.draft_rejected",
             f"pattern:{draft.pattern_id}",
-            {"draft_id": draft_id, "pattern_id": draft.pattern_id, "reason": reason.strip()},
+            {
+                "draft_id": draft_id,
+                "pattern_id": draft.pattern_id,
+                "reason": redact(reason.strip()),
+            },
         )
     return get_draft(library, draft_id)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from store.ingest.redact import redact
-from store.models import PATTERN_KIND_LABELS, PATTERN_KINDS, MemoryHit, Pattern, Retrieval, Step
+from store.models import PATTERN_KINDS, MemoryHit, Pattern, Retrieval, Step
 from store.text import one_line
 
 if TYPE_CHECKING:
@@ -468,7 +468,7 @@ def render_profile(
         key=lambda p: (SEVERITY_RANK[p.severity], -p.sessions, -p.confidence, p.pattern_id),
     )
     strategies = [p for p in kept if p.kind == "strategy"]
-    out += ["## " + PATTERN_KIND_LABELS["insight"] + "s", ""]
+    out += ["## Architectural insights", ""]
     out += [f"- {_line(p.title)}: {_line(p.summary)} ({_stats(p)})" for p in insights] or [
         "- none yet"
     ]
@@ -479,7 +479,7 @@ def render_profile(
         out.append(f"   - Resolution: {_line(p.resolution) or 'no recorded resolution yet'}")
     if not pitfalls:
         out.append("- none yet")
-    out += ["", "## " + PATTERN_KIND_LABELS["strategy"] + "s", ""]
+    out += ["", "## Diagnostic strategies", ""]
     for p in strategies:
         out.append(f"### {_line(p.title)}")
         out.append("")

@@ -12,8 +12,9 @@ so with a window:
 - when windows close, their counts and the time of their last call are written as one
   `retrieval.repeated` roll-up event (`repeats`: [seq of the logged event, calls, last]).
   Windows close when a later call finds them expired, on `flush` (the MCP server flushes
-  periodically), when more than `MAX_OPEN` are open (the oldest first), and when the library
-  closes. A process killed outright loses the counts of its open windows, nothing else.
+  periodically, and on a stop signal), when more than `MAX_OPEN` are open (the oldest first),
+  and when the library closes. A process killed outright (SIGKILL) loses the counts of its
+  open windows, nothing else.
 
 A repeat counts as a full retrieval everywhere: the `calls` of its retrieval, the
 `retrieval_count` and `last_retrieved_at` of every node and pattern it returned, the decay
@@ -31,6 +32,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from store.events import retrieval_payload
+from store.ingest.redact import redact
 
 if TYPE_CHECKING:
     from store.library import Library
@@ -70,10 +72,11 @@ class RetrievalLog:
         project: str = "",
         session_id: str = "",
     ) -> int:
-        """Log one retrieval; returns the seq of the `retrieval.logged` event it counts in."""
+        """Log one retrieval; returns the seq of the `retrieval.logged` event it counts in.
+        The query is kept with its secrets masked (an agent pastes the error it is stuck on)."""
         if self.channel and not tool.startswith(f"{self.channel}."):
             tool = f"{self.channel}.{tool}"
-        payload = retrieval_payload(tool, query, hits, project, session_id)
+        payload = retrieval_payload(tool, redact(query), hits, project, session_id)
         if self.window <= 0:
             return self._append(payload)
         key = _key(payload)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -196,23 +197,95 @@ def test_a_fresh_library_reads_as_empty_and_is_not_created(tmp_path: Path) -> No
     assert not library.exists()
 
 
+#: Root without the capabilities that let it write through file modes (so that chmod binds).
+AS_ROOT_BOUND_BY_MODES = ("setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner")
+
+
 def test_a_library_this_user_cannot_write(scanned: tuple[Path, Path], tmp_path: Path) -> None:
     from tests.store.conftest import chmod_binds
 
+    prefix: tuple[str, ...] = ()
     if not chmod_binds(tmp_path):
-        pytest.skip("this user writes through chmod (root)")
+        if shutil.which("setpriv") is None:
+            pytest.skip("this user writes through chmod (root) and there is no setpriv")
+        prefix = AS_ROOT_BOUND_BY_MODES
     library = copy_library(scanned[0], tmp_path / "lib")
     paths = [library, *library.rglob("*")]
     for path in reversed(paths):
         path.chmod(0o555 if path.is_dir() else 0o444)
+
+    def run_as(*args: str) -> subprocess.CompletedProcess[str]:
+        env = {**os.environ, "LIBRARIAN_HOME": str(library)}
+        argv = [*prefix, sys.executable, "-m", "app", *args]
+        return subprocess.run(argv, capture_output=True, text=True, env=env, timeout=300)
+
     try:
-        assert run(library, "verify").returncode == 0
-        assert "release-notes" in run(library, "skills").stdout
-        assert run(library, "show", "release-notes").returncode == 0
-        assert "read-only" in one_line_error(run(library, "scan", "--no-embed"))
+        verified = run_as("verify")
+        assert verified.returncode == 0, verified.stdout + verified.stderr
+        assert "release-notes" in run_as("skills").stdout
+        assert run_as("show", "release-notes").returncode == 0
+        assert "read-only" in one_line_error(run_as("scan", "--no-embed"))
     finally:
         for path in paths:
             path.chmod(0o755 if path.is_dir() else 0o644)
+
+
+#: Runs "$@" with the folder $1 mounted read-only, in a mount namespace of its own.
+READ_ONLY_MOUNT = (
+    'mount --bind "$1" "$1" && mount -o remount,ro,bind "$1" "$1" && shift && exec "$@"'
+)
+
+
+def read_only_mount(folder: Path) -> list[str] | None:
+    """argv prefix that runs a command with `folder` on a read-only file system (where even
+    root cannot write: chmod does not bind root), or None where namespaces are not allowed."""
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        return None
+    prefix = [unshare, "--mount"] + ([] if os.geteuid() == 0 else ["--map-root-user"])
+    argv = [*prefix, "/bin/sh", "-c", READ_ONLY_MOUNT, "sh", str(folder)]
+    probe = subprocess.run(
+        [*argv, "/bin/sh", "-c", '! touch "$0/probe" 2>/dev/null', str(folder)],
+        capture_output=True,
+        timeout=30,
+        check=False,
+    )
+    return argv if probe.returncode == 0 else None
+
+
+def test_a_library_on_a_read_only_file_system(scanned: tuple[Path, Path], tmp_path: Path) -> None:
+    """A WAL database on a read-only mount cannot get its shared-memory file (SQLite says
+    SQLITE_CANTOPEN, not SQLITE_READONLY): the commands that read, and the app, still open
+    it; a command that writes says the library is read-only."""
+    library = copy_library(scanned[0], tmp_path / "lib")
+    conn = sqlite3.connect(library / "library.db")  # the last one out removes -wal and -shm
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    for name in ("library.db-wal", "library.db-shm"):
+        assert not (library / name).exists()
+    mounted = read_only_mount(library)
+    if mounted is None:
+        pytest.skip("no mount namespace here (unshare)")
+    env = {**os.environ, "LIBRARIAN_HOME": str(library)}
+
+    def run_ro(*args: str) -> subprocess.CompletedProcess[str]:
+        argv = [*mounted, sys.executable, *args]
+        return subprocess.run(argv, capture_output=True, text=True, env=env, timeout=300)
+
+    verified = run_ro("-m", "app", "verify")
+    assert verified.returncode == 0, verified.stderr
+    assert "library is intact" in verified.stdout
+    assert "release-notes" in run_ro("-m", "app", "skills").stdout
+    assert run_ro("-m", "app", "show", "release-notes").returncode == 0
+    assert "read-only" in one_line_error(run_ro("-m", "app", "scan", "--no-embed"))
+    opened = run_ro(
+        "-c",
+        "from app.factory import open_for_app; import sys;"
+        f" lib = open_for_app(__import__('pathlib').Path({str(library)!r}));"
+        " print(lib.read_only, [s.name for s in lib.list_skills()])",
+    )
+    assert opened.returncode == 0, opened.stderr
+    assert opened.stdout.strip() == "True ['kubernetes-rollback', 'release-notes']"
 
 
 def test_config_set_keeps_comments(tmp_path: Path) -> None:
@@ -305,3 +378,13 @@ def test_hooks_install_and_uninstall(tmp_path: Path) -> None:
     assert list(settings.parent.glob("settings.json.bak-*"))
     assert "uninstalled" in hooks("uninstall").stdout
     assert json.loads(settings.read_text()) == {"theme": "dark"}
+
+
+def test_ingest_refuses_a_named_fifo_with_its_reason(tmp_path: Path) -> None:
+    """A FIFO named on the command line would block the read forever: refused in one line
+    (it used to be passed over without a word, as if there were nothing to ingest)."""
+    fifo = tmp_path / "trap.jsonl"
+    os.mkfifo(fifo)
+    result = run(tmp_path / "lib", "ingest", str(fifo))
+    assert result.returncode == 2
+    assert one_line_error(result).strip() == f"librarian: error: {fifo}: not a regular file (FIFO)"

@@ -35,6 +35,8 @@ def test_forget_shows_the_plan_asks_and_then_erases(
     plan = capsys.readouterr().out
     assert plan.startswith("forget text: ")
     assert "message" in plan
+    assert "summarys" not in plan
+    assert "in 1 session\n" in plan  # one session, in English
     assert "[match]" in plan
     assert SECRET not in plan  # the preview masks what is searched for
 

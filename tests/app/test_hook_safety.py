@@ -213,6 +213,40 @@ def test_librarian_refuses_packages_from_two_installations(
 # -- hooks never block and never wedge ---------------------------------------------------------
 
 
+#: All of the project a Stop hook's process may import: queueing a transcript and starting a
+#: worker needs nothing else (the budget is 60 ms of CPU for the whole process).
+HOOK_MODULES = {"app", "app.entry", "app.hook_main", "store", "store.hooks", "store.paths"}
+HOOK_MODULES |= {"store.process"}
+
+
+def test_the_stop_hook_process_imports_almost_nothing(tmp_path: Path) -> None:
+    """What `librarian hook stop` loads, measured in its own process: a few modules of the
+    project and the standard library, no third-party package (nor `sqlite3`, the CLI, or the
+    library), so 20 hooks at once stay cheap."""
+    code = (
+        "import sys; before = set(sys.modules); from app.entry import main;"
+        f" sys.argv = ['librarian', '--library', {str(tmp_path / 'lib')!r}, 'hook', 'stop'];"
+        " code = main(); import json;"
+        " print(json.dumps([code, sorted(set(sys.modules) - before)]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-E", "-P", "-c", code],
+        input=stop_payload(tmp_path / "missing.jsonl"),
+        capture_output=True,
+        text=True,
+        env=env_for(tmp_path / "home"),
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    status, modules = json.loads(done.stdout.strip().splitlines()[-1])
+    assert status == 0
+    ours_and_others = {m for m in modules if m.split(".")[0] not in sys.stdlib_module_names}
+    assert ours_and_others <= HOOK_MODULES, sorted(ours_and_others - HOOK_MODULES)
+    heavy_stdlib = {"sqlite3", "asyncio", "argparse", "tomllib", "hashlib", "datetime"}
+    assert not heavy_stdlib & set(modules), sorted(heavy_stdlib & set(modules))
+
+
 def test_a_fifo_transcript_is_set_aside_and_the_queue_drains(tmp_path: Path) -> None:
     """A FIFO would block the worker forever while it holds the lock: it is not opened, it
     is set aside with the reason, and the transcript queued after it is ingested."""

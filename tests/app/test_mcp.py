@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
@@ -521,3 +522,45 @@ def test_repeated_reads_grow_the_log_per_kind_not_per_call(
     with Library(library) as opened:
         report = verify(opened)
     assert next(c for c in report.checks if c.name == "replay").ok
+
+
+@pytest.mark.parametrize("stop", ["SIGTERM", "SIGINT"])
+def test_a_server_stopped_by_a_signal_writes_its_counted_repeats(
+    library_dir: Path, home: Path, tmp_path: Path, stop: str
+) -> None:
+    """A client that stops the server with SIGTERM (or Ctrl-C) without closing its stdin: the
+    repeats counted in memory are written before it exits, and it exits at once (it used to
+    drop them on SIGTERM and hang on SIGINT until stdin closed)."""
+    library = library_copy(library_dir, tmp_path / "library")
+    server = subprocess.Popen(
+        [sys.executable, *server_command(library)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, **server_env(home)},
+        cwd=REPO,
+    )
+    assert server.stdin is not None
+    assert server.stdout is not None
+    try:
+        server.stdin.write(INITIALIZE)
+        server.stdin.flush()
+        assert json.loads(server.stdout.readline())["id"] == 1
+        for i in range(40):
+            server.stdin.write(call_line(10 + i, "search_memory", {"query": "pool exhausted"}))
+            server.stdin.flush()
+            assert json.loads(server.stdout.readline())["id"] == 10 + i
+        server.send_signal(getattr(signal, stop))
+        assert server.wait(timeout=30) == 128 + getattr(signal, stop)
+    finally:
+        server.kill()
+        server.wait()
+        server.stdin.close()
+        server.stdout.close()
+        assert server.stderr is not None
+        server.stderr.close()
+    with Library(library) as opened, opened.db.read() as conn:
+        (calls,) = conn.execute(
+            "SELECT sum(calls) FROM retrievals WHERE query = 'pool exhausted'"
+        ).fetchone()
+    assert calls == 40

@@ -30,6 +30,12 @@ EXAMPLES = {
     "haven't granted it yet.",
     "read_directory": "EISDIR: illegal operation on a directory, read",
     "no_such_tool": "<tool_use_error>Error: No such tool available: Serach</tool_use_error>",
+    "mcp_server_failed": 'MCP server "conductor" tool "GetWorkspaceDiff" timed out after 100000s',
+    "model_api_auth": 'Failed to authenticate. API Error: 401 {"type":"error","error":{"type":'
+    '"authentication_error","message":"OAuth token has expired."}}',
+    "sandbox_temp_file": "Exit code 1\n(eval):1: can't create temp file for here document: "
+    "operation not permitted",
+    "working_directory": "Exit code 1\n(eval):cd:1: no such file or directory: cmd/app/strategy",
     "bare_error": "Error",
 }
 
@@ -42,6 +48,8 @@ PROJECT_ERRORS = [
     "npm ERR! code ERESOLVE\nnpm ERR! ERESOLVE unable to resolve dependency tree",
     "psycopg.errors.LockNotAvailable: canceling statement due to lock timeout",
     "Error: Cannot find module 'next/dist/compiled/webpack'",
+    "Error: connect ECONNREFUSED 127.0.0.1:5432 (the MCP server's own database)",
+    "open /etc/app/config.yaml: no such file or directory",
 ]
 
 

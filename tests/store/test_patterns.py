@@ -741,3 +741,26 @@ def test_llm_failure_falls_back_to_rules(lib: Library) -> None:
     assert report.notes
     assert "rules used" in report.notes[0]
     assert {p.classifier for p in lib.patterns()} == {"rules"}
+
+
+def test_a_pair_s_medoid_never_rests_on_float_noise() -> None:
+    """In a pair both members are equally central; their scores differ only by rounding noise
+    (which differs between CPUs and BLAS builds), so the more confident member is first
+    whichever way the noise goes, then the lower node id (issue 10 §0: a snapshot showed the
+    other member on another machine)."""
+    import numpy as np
+
+    from store.patterns.consolidate import _medoid_first
+
+    a = np.array([0.6, 0.8], dtype=np.float32)
+    b = np.array([0.8, 0.6], dtype=np.float32)
+    for noise in (1e-6, -1e-6):
+        vectors = np.stack([a * (1 + noise), b])  # member 0 a hair more (or less) central
+        assert _medoid_first(
+            [0, 1],
+            vectors,
+            [row("n1", "DEAD_END", "x"), row("n2", "DEAD_END", "y", confidence=0.8)],
+        ) == [1, 0]
+        assert _medoid_first(
+            [0, 1], vectors, [row("n1", "DEAD_END", "x"), row("n2", "DEAD_END", "y")]
+        ) == [0, 1]

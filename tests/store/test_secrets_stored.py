@@ -81,3 +81,35 @@ def test_no_table_keeps_a_secret_and_memory_search_returns_none(
     for secret in SECRETS:
         assert secret not in stored, secret
         assert secret not in served, secret
+
+
+def test_what_people_and_agents_type_is_kept_masked(
+    make_library: Callable[..., Library], tmp_path: Path
+) -> None:
+    """A reviewer, a maintainer or an agent quotes a token in what they type: an edited
+    summary, a reason, an outcome's detail, a search an agent runs on the error it is stuck
+    on. Each is kept, with the token masked, in the log, the blobs and every table."""
+    from tests.store.conftest import write_skill
+
+    library = make_library()
+    write_skill(tmp_path / "skills", "registry-push", "Push images to the registry safely.")
+    library.scan([tmp_path / "skills"])
+    leaking_session(tmp_path / "projects", "s1")
+    library.ingest([tmp_path / "projects"])
+    first, second = (n.node_id for n in library.nodes()[:2])
+    library.review("edit", [first], summary=f"The push failed until {GITLAB} was rotated")
+    library.review("reject", [second], reason=f"quotes the key, secret {AWS_SECRET}")
+    library.record_outcome("registry-push", False, detail=f"401 with token {GITLAB}")
+    library.change_status("registry-push", "skill.deprecated", f"leaked {GITLAB} in a run")
+    run = library.start_run("registry-push", f"retire: the password is {PASSWORD}")
+    library.abandon_run(run.run_id, f"wrong skill; token {GITLAB}")
+    library.search_memory(f"curl -u deploy:{DB_PASSWORD} returns 401", limit=5)
+    library.suggest_logged(f"push with {GITLAB} is denied")
+    library.forget("text", "registry token", reason=f"it quoted {GITLAB}")
+
+    stored = every_text(library.paths.db)
+    assert "[REDACTED" in stored
+    assert "rotated" in stored  # the rest of what they wrote is kept
+    assert "returns 401" in stored
+    for secret in SECRETS:
+        assert secret not in stored, secret
