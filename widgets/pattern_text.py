@@ -195,7 +195,8 @@ def write_gate(draft: Draft, style: StyleOf, diff: str) -> list[RenderableType]:
     if not draft.regressions:
         parts.append(Text("no dead end on record for this pattern", style("dim")))
     for number, case in enumerate(draft.regressions, start=1):
-        out = Text(f"{number}. ", style("label"))
+        out = Text()
+        out.append(f"{number}. ", style("label"))
         out.append(f"situation: {one_line(case.situation, 400)}")
         out.append(f"\n   wrong move: {one_line(case.wrong, 400)}", style("unmet"))
         out.append(f"\n   right move: {one_line(case.expected, 400)}", style("met"))
@@ -239,7 +240,8 @@ def retrieval_lines(
         )
     ]
     for r in check.retrievals[-limit:]:
-        mark = Text("✓ ", style("met")) if r.counted else Text("· ", style("dim"))
+        mark = Text()
+        mark.append("✓ " if r.counted else "· ", style("met") if r.counted else style("dim"))
         mark.append(f"{when(r.ts)}  rank {r.rank}{f' ×{r.calls}' if r.calls > 1 else ''}  ")
         mark.append(one_line(r.why, 80), style("label") if r.counted else style("dim"))
         mark.append(f"  {one_line(r.query, 120)}", style("dim"))

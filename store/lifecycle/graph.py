@@ -577,9 +577,10 @@ DEFAULT_CANDIDATES = 3
 
 
 def default_focus(library: Library) -> str | None:
-    """The skill a graph opens on: among the deprecated skills (drift demotes to deprecated)
-    and those drifting still undemoted, the one with the largest blast radius; else the
-    first installed skill by name (None: no skills).
+    """The skill a graph opens on: among the deprecated skills (drift demotes to deprecated),
+    those drifting still undemoted and those whose candidate version drifted (set aside), the
+    one with the largest blast radius; else the first installed skill by name (None: no
+    skills).
 
     Cheap without the loaded graph or the health window: "drifting" is judged on the
     catalog's all-time counts (failures above the fail threshold over enough runs), SQL
@@ -598,7 +599,9 @@ def default_focus(library: Library) -> str | None:
                 " AND s.status != 'uninstalled' AND s.name != d.name) AS n"
                 " FROM skills d WHERE d.status = 'deprecated' OR (d.status IN ('stable',"
                 " 'proposed') AND d.success_count + d.failure_count >= ? AND d.failure_count"
-                " > ? * (d.success_count + d.failure_count)) ORDER BY n DESC, d.name LIMIT ?",
+                " > ? * (d.success_count + d.failure_count)) OR d.skill_id IN (SELECT skill_id"
+                " FROM skill_candidates WHERE status = 'set_aside')"
+                " ORDER BY n DESC, d.name LIMIT ?",
                 (*DEPENDENCY_TYPES, s["min_runs"], s["fail"], DEFAULT_CANDIDATES),
             )
         ]
