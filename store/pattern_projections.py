@@ -174,7 +174,7 @@ def _drafted(conn: sqlite3.Connection, event: Event) -> None:
             "pending",
             event.ts,
             event.actor,
-            p.get("literal_hash", p["content_hash"]),
+            p.get("literal_hash", ""),  # "" (before schema 13): the content is as learned
             json.dumps(p.get("parameters", []), sort_keys=True, ensure_ascii=False),
             json.dumps(p.get("regressions", []), sort_keys=True, ensure_ascii=False),
         ),
