@@ -1,7 +1,8 @@
 """The processes Claude Code's hooks start, kept off the CLI's import path.
 
 `librarian hook stop|session-end` runs on every turn end: it reads the hook's JSON (with a
-deadline), queues the transcript and, only when no worker holds the spool, starts one. It
+deadline), queues the transcript and, only when no worker holds the spool and none is on its
+way (the pending mark one hook of a burst creates), starts one. It
 imports the standard library, `store.paths` and `store.hooks`, nothing else. `hook drain`
 is that worker: it takes the spool's lock before it loads the library, so a burst of hooks
 costs one library load, and after letting the lock go it looks at the queue once more (a
@@ -55,9 +56,17 @@ def run(library: str | None, action: str, delay: float = 0.0) -> int:
         root = resolve_library_dir(library)
         spool = LibraryPaths(root).spool
         raw = hooks.read_stdin(sys.stdin, MAX_INPUT)
-        if hooks.enqueue(spool, raw, action) and not hooks.worker_running(spool):
+        if (
+            hooks.enqueue(spool, raw, action)
+            and not hooks.worker_running(spool)
+            and hooks.reserve_worker(spool)
+        ):
             worker = [*own_module("app"), "--library", str(root), "hook", "drain"]
-            hooks.spawn_worker([*worker, "--delay", str(WORKER_DELAY)], spool / "worker.log")
+            try:
+                hooks.spawn_worker([*worker, "--delay", str(WORKER_DELAY)], spool / "worker.log")
+            except BaseException:
+                hooks.release_reservation(spool)  # the next hook starts one instead
+                raise
     except BaseException:  # a hook never fails Claude Code's turn
         pass
     return 0
@@ -74,6 +83,7 @@ def drain(library: str | None, delay: float) -> int:
             if not owner:
                 print("drained: nothing (another worker is running)")
                 return 0
+            hooks.release_reservation(spool)
             if hooks.has_queue(spool):
                 _drain_locked(root)
         if not hooks.has_queue(spool):

@@ -4,9 +4,10 @@ or remove the hook entries in Claude Code's settings.json.
 `enqueue`, `read_hook_input`, `worker_running` and `spawn_worker` run inside Claude Code's
 Stop hook, so this module imports only the standard library: the whole `librarian hook stop`
 process must return in well under 200 ms, and 20 of them at once must not pile up. A hook
-spawns a worker only when none holds the spool's lock (a running worker looks at the queue
-again after it lets the lock go, so nothing queued meanwhile is stranded); a worker takes
-the lock before it loads anything heavy. The SessionStart hook
+spawns a worker only when none holds the spool's lock and none is on its way (the first hook
+of a burst leaves a pending mark that the worker removes once it holds the lock; a running
+worker looks at the queue again after it lets the lock go, so nothing queued meanwhile is
+stranded); a worker takes the lock before it loads anything heavy. The SessionStart hook
 (`store.patterns.session_start`) injects what the library knows about the session's
 project; it is installed with a matcher, so it does not run on `fork`.
 """
@@ -23,7 +24,7 @@ import shlex
 import subprocess
 import time
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO, Any, NamedTuple
 
@@ -32,6 +33,11 @@ QUEUE = "queue.jsonl"
 FAILED = "failed.jsonl"
 #: Beside a work file while a worker ingests one of its entries: the entry in progress.
 CURRENT = ".current"
+#: Created by the one hook that starts a worker, removed by that worker once it holds the
+#: lock: hooks of a burst that see it leave their entry to the worker on its way.
+PENDING = "worker.pending"
+#: A pending mark older than this belongs to a worker that never started; it is taken over.
+PENDING_SECONDS = 10.0
 #: How long a hook waits for Claude Code to finish writing its JSON input.
 STDIN_SECONDS = 3.0
 #: Hook events the librarian installs, and the `librarian hook` action each one runs.
@@ -129,6 +135,36 @@ def worker_running(spool: Path) -> bool:
             return True
         fcntl.flock(handle, fcntl.LOCK_UN)
         return False
+
+
+def reserve_worker(spool: Path, now: float | None = None) -> bool:
+    """True for the one hook of a burst that should start a worker: it creates the pending
+    mark (atomically, `O_EXCL`). Later hooks find the mark and start nothing, until the
+    worker, holding the lock, removes it; a mark left by a worker that never started is
+    stale after `PENDING_SECONDS` and taken over."""
+    mark = spool / PENDING
+    try:
+        os.close(os.open(mark, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        return True
+    except FileExistsError:
+        pass
+    except OSError:
+        return True  # cannot mark: starting a worker is the safe side
+    try:
+        age = (time.time() if now is None else now) - mark.stat().st_mtime
+    except OSError:
+        return True
+    if age < PENDING_SECONDS:
+        return False
+    with suppress(OSError):
+        os.utime(mark)
+    return True
+
+
+def release_reservation(spool: Path) -> None:
+    """The worker holds the lock: hooks from now on see it running instead of pending."""
+    with suppress(OSError):
+        (spool / PENDING).unlink()
 
 
 def has_queue(spool: Path) -> bool:

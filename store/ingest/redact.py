@@ -13,7 +13,8 @@ What is caught, each secret replaced by a marker:
    `X-Api-Key`-style and `PRIVATE-TOKEN` headers, a URL's user info, `--password` style
    flags.
 4. Command lines: `curl -u user:pw`, `mysql -pPW`, `docker login -p PW` (podman, helm, …),
-   `sshpass -p PW`, `redis-cli -a PW`, `.netrc` lines.
+   `sshpass -p PW`, `redis-cli -a PW`, `echo PW | docker login --password-stdin`, `.netrc`
+   lines.
 5. A secret-sounding name and its value (`secret_names.named_spans`): `.env` / config lines
    (`DB_PASSWORD=x`), quoted JSON / YAML fields (`"password": "x"`), URL query and
    connection-string parameters (`?access_token=…`, `;AccountKey=…`); after a password name
@@ -96,6 +97,11 @@ _LOGIN = re.compile(
 )
 _SSHPASS = re.compile(r"sshpass[ \t]+-p[ \t]*[\"']?(?P<v>[^\s\"'`]{4,256})")
 _REDIS_CLI = re.compile(rf"redis-cli\b{_CMD_END}[ \t]-a[ \t]+[\"']?(?P<v>[^\s\"'`]{{4,256}})")
+# `echo PW | docker login --password-stdin`: the echoed value is the password.
+_STDIN_PASSWORD = re.compile(
+    r"(?:echo|printf)[ \t]+(?:-n[ \t]+)?[\"']?(?P<v>[^\s\"'`|]{4,256})[\"']?[ \t]*\|"
+    r"[^\n;&]{0,200}--password-stdin"
+)
 _NETRC = re.compile(r"machine[ \t]+\S+[ \t]+login[ \t]+\S+[ \t]+password[ \t]+(?P<v>\S+)")
 
 
@@ -138,6 +144,7 @@ _RULES = (
     _Rule(_SSHPASS, (), _starts_word),
     _Rule(_REDIS_CLI, (), _starts_word),
     _Rule(_NETRC, (), _starts_word),
+    _Rule(_STDIN_PASSWORD, ("password-stdin",), _starts_word, cased=True),
 )
 
 # Every rule's required substring: the lint's triggers (key prefixes, "private key", "://",
@@ -146,7 +153,7 @@ _RULES = (
 _TRIGGERS = (
     "akia", "asia", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "sk-", "xox",
     "aiza", "k_live_", "private key", "eyj", "://", "secret", "pass", "token", "key", "auth",
-    "bearer", "credential", "pwd", "sig", "curl", "mysql", "mariadb", "login", "redis-cli",
+    "bearer", "credential", "pw", "sig", "curl", "mysql", "mariadb", "login", "redis-cli",
 )  # fmt: skip
 _TRIGGER = re.compile("|".join(map(re.escape, _TRIGGERS)))  # faster than 29 `in` tests
 

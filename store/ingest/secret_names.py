@@ -58,7 +58,7 @@ def is_reference(value: str) -> bool:
 
 # -- names -----------------------------------------------------------------------------------------
 
-_PASSWORD_NAME = re.compile(r"(?:password|passwd|passphrase|pwd|(?:^|[_-])pass)$")
+_PASSWORD_NAME = re.compile(r"(?:password|passwd|passphrase|pwd|pw|(?:^|[_-])pass)$")
 _SECRET_ENDING = re.compile(r"(?:secret|token|credentials?)$")
 _KEY_QUALIFIER = re.compile(
     r"(?:api|access|private|secret|auth|signing|encryption|master|license|account|subscription"
@@ -92,6 +92,7 @@ _CONNECTOR = re.compile(
     r"[\"'`\]]*[ \t]*(?P<c>:=|=>|->|→|[:=]|(?:is|was|are|were|of|to|as|equals)(?=[ \t]))?[ \t]*"
 )
 _FILLER_WORD = re.compile(r"[a-z]{1,12}[ \t]+")
+_WORD = re.compile(r"[ \t]+[a-z]{1,12}")
 _OPEN = re.compile(r"[\"'`]?")
 _RANDOM_VALUE = re.compile(r"[A-Za-z0-9+/=_.~-]{16,1024}")
 _PASSWORD_VALUE = re.compile(r"[^\s\"'`]{1,128}")
@@ -105,6 +106,8 @@ _GAP = r"[\"'`\]]*[ \t]*(?:(?::=|=>|->|→|[:=])[ \t]*)?"
 _ASSIGNED = r"[ \t]*="
 _THEN_PASSWORD = (
     r"[\"'`\]]*[ \t]*(?::=|=>|->|→|[:=]|(?:is|was|are|were|of|to|as|equals)[ \t])"
+    r"|(?:[ \t]+[a-z]{1,12}){1,4}[ \t]*(?::|(?:is|was)[ \t])"  # "for the admin user is"
+    r"|[ \t]+[^\s\"'`]*[0-9]"  # "user admin, password Xy7pq2Lm9"
 )  # fmt: skip
 _THEN_RANDOM = (
     rf"{_GAP}(?:[a-z]{{1,12}}[ \t]+{_GAP}){{0,4}}[\"'`]?[a-z0-9+/=_.~-]{{16}}"
@@ -114,7 +117,7 @@ _FIRST_PASS = {
     root: re.compile(f"{root}{_REST}(?:{then})")
     for root, then in (
         ("pass", _THEN_PASSWORD),
-        ("pwd", _THEN_PASSWORD),
+        ("pw", _THEN_PASSWORD),
         ("secret", _THEN_RANDOM),
         ("token", _THEN_RANDOM),
         ("credential", _THEN_RANDOM),
@@ -167,7 +170,7 @@ def _value_after(text: str, low: str, start: int, end: int) -> tuple[int, int] |
             return _unless_reference(text, field.span("v"))
     if _PASSWORD_NAME.search(name):
         # `pwd` is also a shell command and `pass` a verb ("pass as …"): `:` / `=` only.
-        verb = name in ("pass", "pwd") or name.endswith("pwd")
+        verb = name in ("pass", "pwd", "pw") or name.endswith(("pwd", "pw"))
         return _password_after(text, low, end, only_symbols=verb)
     if _SECRET_ENDING.search(name) or qualified_key(name, low, start):
         return _random_after(text, low, end)
@@ -226,7 +229,11 @@ def _password_after(text: str, low: str, end: int, *, only_symbols: bool) -> tup
     stop = _line_stop(low, end)
     connector = _CONNECTOR.match(low, end, stop)
     word = connector.group("c") if connector else None
-    if connector is None or not word or (only_symbols and word not in ":="):
+    bare = False
+    if not word and not only_symbols:
+        connector, bare = _connector_after_words(low, end, stop)
+        word = connector.group("c") if connector else None
+    if connector is None or (not word and not bare) or (only_symbols and (word or "") not in ":="):
         return None
     pos = connector.end()
     quote = text[pos] if pos < stop and text[pos] in "\"'`" else ""
@@ -238,7 +245,27 @@ def _password_after(text: str, low: str, end: int, *, only_symbols: bool) -> tup
     if value is None:
         return None
     found = value.group(0) if quote else value.group(0).rstrip(".,;:!?)]}")
+    if bare and not (len(found) >= 6 and has_digit_and_letter(found)):
+        return None  # with no connector, only a value no word could be
     return (pos, pos + len(found)) if password_like(found) else None
+
+
+def _connector_after_words(low: str, end: int, stop: int) -> tuple[re.Match[str] | None, bool]:
+    """After a password name with no connector: up to four short words and then `is`, `was`
+    or `:` ("the password for the admin user is X"); else the value right after the name
+    ("user admin, password X": `bare`, which only a value no word could be passes)."""
+    pos = end
+    for _ in range(4):
+        filler = _WORD.match(low, pos, stop)
+        if filler is None:
+            break
+        pos = filler.end()
+        more = _CONNECTOR.match(low, pos, stop)
+        if more is not None and more.group("c") in ("is", "was", ":"):
+            return more, False
+    spaced = _CONNECTOR.match(low, end, stop)
+    has_gap = spaced is not None and spaced.end() > end and not spaced.group("c")
+    return (spaced if has_gap else None), has_gap
 
 
 def _random_after(text: str, low: str, end: int) -> tuple[int, int] | None:

@@ -388,3 +388,29 @@ def test_ingest_refuses_a_named_fifo_with_its_reason(tmp_path: Path) -> None:
     result = run(tmp_path / "lib", "ingest", str(fifo))
     assert result.returncode == 2
     assert one_line_error(result).strip() == f"librarian: error: {fifo}: not a regular file (FIFO)"
+
+
+def test_ingest_of_a_folder_reports_a_fifo_inside_it_and_reads_the_rest(tmp_path: Path) -> None:
+    """A FIFO among a folder's transcripts is reported with its reason, never opened for a
+    blocking read, and the other transcripts are ingested (it used to vanish without a
+    word)."""
+    folder = tmp_path / "projects" / "proj"
+    folder.mkdir(parents=True)
+    os.mkfifo(folder / "trap.jsonl")
+    (folder / "real.jsonl").write_text(
+        json.dumps(
+            {
+                "type": "user",
+                "sessionId": "s-real",
+                "uuid": "u1",
+                "cwd": "/home/dev/proj",
+                "timestamp": "2026-11-01T10:00:00Z",
+                "message": {"role": "user", "content": "hello"},
+            }
+        )
+        + "\n"
+    )
+    result = run(tmp_path / "lib", "ingest", str(folder))
+    assert result.returncode == 0, result.stderr
+    assert "1 ingested" in result.stdout
+    assert f"{folder / 'trap.jsonl'}: not_regular: not a regular file (FIFO)" in result.stdout

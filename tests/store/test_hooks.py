@@ -55,6 +55,25 @@ def test_only_one_worker_holds_the_spool(tmp_path: Path) -> None:
         assert again
 
 
+def test_one_hook_of_a_burst_reserves_the_worker_until_it_holds_the_lock(tmp_path: Path) -> None:
+    spool = tmp_path / "spool"
+    spool.mkdir()
+    assert hooks.reserve_worker(spool)  # the first hook starts the worker
+    assert not hooks.reserve_worker(spool)  # the others leave their entry to it
+    assert not hooks.reserve_worker(spool)
+    hooks.release_reservation(spool)  # the worker holds the lock now
+    assert hooks.reserve_worker(spool)
+
+
+def test_a_reservation_whose_worker_never_started_is_taken_over(tmp_path: Path) -> None:
+    spool = tmp_path / "spool"
+    spool.mkdir()
+    assert hooks.reserve_worker(spool)
+    later = (spool / hooks.PENDING).stat().st_mtime + hooks.PENDING_SECONDS + 1
+    assert hooks.reserve_worker(spool, now=later)
+    assert not hooks.reserve_worker(spool)  # taken over: fresh again
+
+
 def test_install_merges_keeps_other_settings_and_backs_up(tmp_path: Path) -> None:
     path = tmp_path / "settings.json"
     original = {

@@ -185,6 +185,13 @@ MISSED_BEFORE = [
     ("curl -u deploy:Hx7kq2Lm9 https://ci.example.org/api/jobs", "Hx7kq2Lm9"),
     ("mysql -u root -pW9x!Lq2zTe shop", "W9x!Lq2zTe"),
     ("docker login -u ci -p Qm4!zX8wLe registry.example.com", "Qm4!zX8wLe"),
+    # found by the issue-10 audit: words between the name and its connector, a bare value,
+    # `pw`, and a password piped into a login
+    ("the password for the admin user is Xy7!pq2Lmz", "Xy7!pq2Lmz"),
+    ("Password for user admin: s3cretPass9", "s3cretPass9"),
+    ("user admin, password Xy7pq2Lm9w", "Xy7pq2Lm9w"),
+    ("pw: Hq7pq2Lm9x", "Hq7pq2Lm9x"),
+    ("echo Wq7pq2Lm9zz | docker login --password-stdin -u bob ghcr.io", "Wq7pq2Lm9zz"),
 ]
 
 
@@ -244,6 +251,10 @@ NOT_SECRETS = [
     "tests/test_auth.py::test_token_expiry PASSED [ 50%]\n12 passed in 1.2s",
     "the API key is stored in Vault under secret/data/payments",
     "PWD=/home/dev/project\n$ pwd\n/home/dev/project",
+    "the password for this account is incorrect; the pw is stored hashed",
+    "password hashing with argon2id, password reset link, password v2 migration",
+    "passwords for all users are rotated; password for the db: see vault",
+    "echo $REGISTRY_TOKEN | docker login --password-stdin ghcr.io",
     # data
     "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk"
     "YPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",

@@ -74,12 +74,13 @@ def _walk_jsonl(root: Path) -> Iterator[Path]:
         for entry in entries:
             try:
                 is_dir = entry.is_dir()
-                is_file = not is_dir and entry.is_file()
             except OSError:
                 continue
             if is_dir and entry.name != "subagents" and depth < _MAX_WALK_DEPTH:
                 stack.append((Path(entry.path), depth + 1))
-            elif is_file and entry.name.endswith(".jsonl"):
+            elif not is_dir and entry.name.endswith(".jsonl"):
+                # A FIFO, device or dangling link is yielded too: ingest reports it (it never
+                # opens one for a blocking read) instead of passing over it in silence.
                 count += 1
                 if count > _MAX_WALK_FILES:
                     return
