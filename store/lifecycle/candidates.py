@@ -92,9 +92,34 @@ def _verdict(runs: int, failures: int, s: dict[str, float]) -> str:
     return "DEGRADING" if rate > s["warn"] else "HEALTHY"
 
 
-def _candidate(conn: sqlite3.Connection, row: Any, s: dict[str, float]) -> CandidateVersion:
+def _all_runs(conn: sqlite3.Connection, where: str) -> dict[tuple[int, int], tuple[int, int, int]]:
+    """`_runs` of every candidate the `where` clause (on `c`) picks, in one ordered scan:
+    per-candidate queries would each scan the outcomes while a bulk load has dropped their
+    indexes (the lifecycle bench)."""
+    found: dict[tuple[int, int], list[int]] = {}
+    for sid, version, success in conn.execute(
+        "SELECT o.skill_id, o.version_no, o.success FROM skill_candidates c"
+        " JOIN outcomes o ON o.skill_id = c.skill_id AND o.version_no = c.version_no"
+        f" WHERE {where} ORDER BY o.skill_id, o.version_no, o.ts, o.seq"
+    ):
+        tally = found.setdefault((int(sid), int(version)), [0, 0, 0])
+        tally[0] += 1
+        tally[1] += 0 if success else 1
+        tally[2] = tally[2] + 1 if success else 0
+    return {key: (t[0], t[1], t[2]) for key, t in found.items()}
+
+
+def _candidate(
+    conn: sqlite3.Connection,
+    row: Any,
+    s: dict[str, float],
+    known: dict[tuple[int, int], tuple[int, int, int]] | None = None,
+) -> CandidateVersion:
     sid, name, version, base, status, opened, decided, reason, alert = row
-    runs, failures, streak = _runs(conn, int(sid), int(version))
+    if known is None:
+        runs, failures, streak = _runs(conn, int(sid), int(version))
+    else:
+        runs, failures, streak = known.get((int(sid), int(version)), (0, 0, 0))
     waiting = ""
     if status == "candidate" and streak >= s["promote_after"]:
         waiting = _blocked(conn, int(sid), int(version))
@@ -152,18 +177,23 @@ def open_candidates(conn: sqlite3.Connection, config: Config) -> dict[int, Candi
         f"SELECT {_COLUMNS} FROM skill_candidates c JOIN skills s USING(skill_id)"
         " WHERE c.status='candidate' ORDER BY c.skill_id"
     ).fetchall()
-    return {int(r[0]): _candidate(conn, r, s) for r in rows}
+    known = _all_runs(conn, "c.status = 'candidate'")
+    return {int(r[0]): _candidate(conn, r, s, known) for r in rows}
 
 
 def latest(conn: sqlite3.Connection, config: Config) -> dict[int, CandidateVersion]:
     """Each skill's most recent candidate (open or decided), by skill id."""
     s = settings(config)
+    latest_only = (
+        "c.version_no = (SELECT max(version_no) FROM skill_candidates x"
+        " WHERE x.skill_id = c.skill_id)"
+    )
     rows = conn.execute(
         f"SELECT {_COLUMNS} FROM skill_candidates c JOIN skills s USING(skill_id)"
-        " WHERE c.version_no = (SELECT max(version_no) FROM skill_candidates x"
-        " WHERE x.skill_id = c.skill_id) ORDER BY c.skill_id"
+        f" WHERE {latest_only} ORDER BY c.skill_id"
     ).fetchall()
-    return {int(r[0]): _candidate(conn, r, s) for r in rows}
+    known = _all_runs(conn, latest_only)
+    return {int(r[0]): _candidate(conn, r, s, known) for r in rows}
 
 
 def decision(candidate: CandidateVersion, s: dict[str, float]) -> tuple[str, str]:

@@ -25,12 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from store.config import Config
-from store.lifecycle.candidates import (
-    decision,
-    latest,
-    open_candidates,
-    settle,
-)
+from store.lifecycle.candidates import decide, decision, latest, open_candidates
 from store.lifecycle.candidates import settings as candidate_settings
 from store.lifecycle.gcpause import paused_gc
 from store.lifecycle.requirements import all_unproven_of
@@ -114,18 +109,14 @@ def _compute(library: Library, check_files: bool, trend: bool) -> list[SkillHeal
         candidate = candidates.get(sid)
         if candidate is not None and candidate.status == "set_aside" and candidate.alert:
             flags.append(f"alert: candidate v{candidate.version_no} {candidate.alert}, set aside")
-        out.append(
-            replace(
-                _health(
-                    (sid, name, status, int(current), last_run),
-                    versions,
-                    s,
-                    trends.get(sid, no_runs),
-                    tuple(flags),
-                ),
-                candidate=candidate,
-            )
+        row = _health(
+            (sid, name, status, int(current), last_run),
+            versions,
+            s,
+            trends.get(sid, no_runs),
+            tuple(flags),
         )
+        out.append(row if candidate is None else replace(row, candidate=candidate))
     out = at_risk(out, library)
     # Retired skills are never served again: their health is history, listed last.
     out.sort(
@@ -272,15 +263,22 @@ def apply(library: Library) -> tuple[list[SkillHealth], list[str]]:
     event with the numbers as its reason). Returns the health and what changed."""
     found = compute(library)
     changes: list[str] = []
-    for change in plan(library, found):
+    planned = plan(library, found)
+    for change in planned:
         if change.event_type.startswith("skill.candidate_"):
-            with library.db.write() as conn:
-                if settle(conn, library.append_event, library.config, change.skill_id):
-                    changes.append(change.describe())
             continue
         extra = {"alert": "drifting"} if change.event_type == "skill.deprecated" else {}
         library.change_status(change.skill_id, change.event_type, change.reason, **extra)
         changes.append(change.describe())
+    decided = {c.skill_id: c for c in planned if c.event_type.startswith("skill.candidate_")}
+    if decided:  # in one transaction, the candidates' runs read in one scan
+        with library.db.write() as conn:
+            opened = open_candidates(conn, library.config)
+            s = candidate_settings(library.config)
+            for sid, change in decided.items():
+                candidate = opened.get(sid)
+                if candidate is not None and decide(conn, library.append_event, candidate, s):
+                    changes.append(change.describe())
     return (compute(library) if changes else found), changes
 
 
