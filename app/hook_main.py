@@ -2,8 +2,10 @@
 
 `librarian hook stop|session-end` runs on every turn end: it reads the hook's JSON (with a
 deadline), queues the transcript and, only when no worker holds the spool and none is on its
-way (the pending mark one hook of a burst creates), starts one. It
-imports the standard library, `store.paths` and `store.hooks`, nothing else. `hook drain`
+way (the pending mark one hook of a burst creates), starts one. `librarian hook user-prompt`
+runs before every prompt: it relays what the resident ranker says fits the prompt
+(`store.skills.prompt_context`, loaded by that hook only). They import the standard library,
+`store.paths` and `store.hooks` (and that module), nothing else. `hook drain`
 is that worker: it takes the spool's lock before it loads the library, so a burst of hooks
 costs one library load, and after letting the lock go it looks at the queue once more (a
 hook that found the lock held left its entry for this worker).
@@ -26,6 +28,8 @@ WORKER_DELAY = 0.5
 #: The most a hook reads from stdin (Claude Code's hook JSON is a few hundred bytes).
 MAX_INPUT = 4_000_000
 QUEUEING = ("stop", "session-end")
+#: The UserPromptSubmit hook: skills that fit the prompt, as context (or nothing).
+PROMPT = "user-prompt"
 
 
 def parse(argv: Sequence[str]) -> tuple[str | None, str, float] | None:
@@ -37,7 +41,7 @@ def parse(argv: Sequence[str]) -> tuple[str | None, str, float] | None:
         library, args = args[1], args[2:]
     elif args and args[0].startswith("--library="):
         library, args = args[0].split("=", 1)[1], args[1:]
-    if len(args) < 2 or args[0] != "hook" or args[1] not in (*QUEUEING, "drain"):
+    if len(args) < 2 or args[0] != "hook" or args[1] not in (*QUEUEING, PROMPT, "drain"):
         return None
     rest, delay = args[2:], 0.0
     if args[1] == "drain" and len(rest) == 2 and rest[0] == "--delay":
@@ -49,9 +53,11 @@ def parse(argv: Sequence[str]) -> tuple[str | None, str, float] | None:
 
 
 def run(library: str | None, action: str, delay: float = 0.0) -> int:
-    """Run one hook action; `stop`/`session-end` exit 0 whatever happens."""
+    """Run one hook action; `stop`/`session-end`/`user-prompt` exit 0 whatever happens."""
     if action == "drain":
         return drain(library, delay)
+    if action == PROMPT:
+        return user_prompt(library)
     try:
         root = resolve_library_dir(library)
         spool = LibraryPaths(root).spool
@@ -68,6 +74,23 @@ def run(library: str | None, action: str, delay: float = 0.0) -> int:
                 hooks.release_reservation(spool)  # the next hook starts one instead
                 raise
     except BaseException:  # a hook never fails Claude Code's turn
+        pass
+    return 0
+
+
+def user_prompt(library: str | None) -> int:
+    """Print the skills that fit the prompt (or nothing); exit 0 whatever happens."""
+    try:
+        # only this hook loads it (tomllib, hashlib, socket): the Stop hook stays bare
+        from store.skills import prompt_context
+
+        root = resolve_library_dir(library)
+        raw = hooks.read_stdin(sys.stdin, prompt_context.MAX_INPUT)
+        output = prompt_context.run_hook(root, raw)
+        if output:
+            sys.stdout.write(output + "\n")
+            sys.stdout.flush()
+    except BaseException:  # a hook never fails the prompt
         pass
     return 0
 

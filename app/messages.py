@@ -23,6 +23,8 @@ from store.models import (
     SkillSummary,
     Suggestion,
 )
+from store.models.listing import ListingReport
+from store.models.overlap import OverlapPair
 from store.models.governance import Enrichment
 
 
@@ -35,6 +37,22 @@ class SkillsLoaded(Message):
 @dataclass
 class DetailLoaded(Message):
     detail: SkillDetail | None
+
+
+@dataclass
+class OverlapsLoaded(Message):
+    """The skills `skill_id` overlaps with (routing confuses them, or exact duplicates)."""
+
+    skill_id: int
+    pairs: list[OverlapPair]
+
+
+@dataclass
+class BudgetLoaded(Message):
+    """Claude Code's skill listing for the working folder (None with `error` on failure)."""
+
+    report: ListingReport | None
+    error: str = ""
 
 
 @dataclass

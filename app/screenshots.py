@@ -35,6 +35,8 @@ REVIEWER = {"reviewer.name": "Dana Reviewer", "reviewer.email": "dana@example.co
 TASK = "roll back the bad deploy of the payments service"
 FINDING_SKILL = "terraform-plan-review"
 DRIFTING_SKILL = "kubernetes-rollout"
+OVERLAP_SKILL = "release-notes"
+OVERLAP_COPY = "release-notes-copy"
 #: Longer than any debounce in the app (the detail panes wait for the cursor to rest; the
 #: skills screen's `DETAIL_DELAY` is the longest).
 QUIET = DETAIL_DELAY + 0.02
@@ -106,6 +108,34 @@ async def finding(pilot: Pilot[Any]) -> None:
     assert isinstance(app, LibrarianApp)
     await app.show_skill(app.library.get_skill(FINDING_SKILL).summary.skill_id)
     await settle(pilot)
+
+
+async def budget(pilot: Pilot[Any]) -> None:
+    """The budget panel: Claude Code's listing of the demo project against its budget."""
+    await skills(pilot)
+    await pilot.press("b")
+    await settle(pilot)
+
+
+async def overlap(pilot: Pilot[Any]) -> None:
+    """A teammate copies release-notes under another name; `r` rescans, and the detail flags
+    the duplicate. Shot last: it adds a skill to the demo."""
+    await skills(pilot)
+    app = pilot.app
+    assert isinstance(app, LibrarianApp)
+    _copy_skill(Path(app.library.get_skill(OVERLAP_SKILL).summary.fs_path), OVERLAP_COPY)
+    await pilot.press("r")
+    await settle(pilot)
+    await app.show_skill(app.library.get_skill(OVERLAP_SKILL).summary.skill_id)
+    await settle(pilot)
+
+
+def _copy_skill(source: Path, name: str) -> None:
+    """A copy of a skill folder's SKILL.md under another name, beside it."""
+    copy = source.parent.with_name(name) / "SKILL.md"
+    copy.parent.mkdir(exist_ok=True)
+    text = source.read_text(encoding="utf-8")
+    copy.write_text(text.replace(f"name: {source.parent.name}", f"name: {name}"), encoding="utf-8")
 
 
 async def review(pilot: Pilot[Any]) -> None:
@@ -233,6 +263,8 @@ SHOTS: dict[str, Steps] = {
     "health-candidate.svg": health_candidate,
     "lineage.svg": lineage,
     "runbook.svg": runbook,
+    "skills-budget.svg": budget,
+    "skills-overlap.svg": overlap,  # last: it installs a copy of a demo skill
 }
 
 

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import platformdirs
 
+from store.bench_catalog import CHILDREN as CATALOG_CHILDREN
 from store.hooks import has_queue, worker_running
 from store.paths import APP_NAME
 from store.process import own_librarian, own_module
@@ -75,6 +76,13 @@ BUDGETS: dict[tuple[str, str], float] = {
     ("secrets", "recall"): 0.95,  # of the generated formats (a floor)
     ("secrets", "corpus_false_positives"): 0,
     ("secrets", "mb_per_second"): 20.0,  # `redact` alone: well above the ingest floor (a floor)
+    # issue 15: catalog health
+    ("budget", "seconds"): 1.0,  # the listing of 1,000 skills
+    ("overlap", "seconds"): 30.0,  # every pair of 10,000 skills
+    ("lint", "corpus_seconds"): 5.0,  # `librarian lint` of the 217 corpus skills
+    ("lint", "recall"): 0.9,  # malicious skills of the labelled set caught (a floor)
+    ("lint", "false_positive_rate"): 0.05,  # benign skills of the labelled set flagged
+    ("prompt_hook", "warm_p95_ms"): 150.0,  # the hook process, 10,000 skills, ranker up
 }
 #: Fields that are floors whatever their name (quality shares: more is better).
 FLOORS = frozenset({"precision", "coverage"})
@@ -124,6 +132,7 @@ def run_bench(
     sizes: dict[str, Any] = {
         "scan": 100 if quick else 500,
         "suggest": 1000 if quick else 10_000,
+        "budget": 1000,
         # approved nodes consolidated; nodes of the library the agent tools use (with
         # `skills_for(nodes)` skills)
         "consolidate": [2000] if quick else [10_000, 100_000],
@@ -148,6 +157,10 @@ def run_bench(
         "lifecycle": lambda: _bench_lifecycle(work, sizes["lifecycle"]),
         "quality": lambda: _bench_quality(work),
         "secrets": lambda: _bench_secrets(work),
+        "budget": lambda: _bench_budget(work, sizes["budget"]),
+        "overlap": lambda: _bench_overlap(work, sizes["suggest"]),
+        "lint": lambda: _child("child-lint", str(_corpus() / "skills")),
+        "prompt_hook": lambda: _bench_prompt_hook(work, sizes["suggest"]),
     }
     results: dict[str, Any] = {
         "machine": {
@@ -959,6 +972,24 @@ def _contexts(count: int) -> list[str]:
     return [queries[i % len(queries)] for i in range(count)]
 
 
+def _bench_budget(work: Path, count: int) -> dict[str, Any]:
+    """Claude Code's listing of `count` skills (the synthetic library's folder as the
+    personal skills folder of a scratch home)."""
+    library = _big_library(work, count)
+    result = _child("child-budget", str(library), str(work / f"skills-{count}"), str(work))
+    routing = _child("child-budget-routing", str(_corpus() / "skills"), str(work))
+    return {"skills": count, **result, "routing": routing}
+
+
+def _bench_overlap(work: Path, count: int) -> dict[str, Any]:
+    return {"skills": count, **_child("child-overlap", str(_big_library(work, count)))}
+
+
+def _bench_prompt_hook(work: Path, count: int) -> dict[str, Any]:
+    library = _big_library(work, count)
+    return {"skills": count, **_child("child-prompt-hook", str(library), "30")}
+
+
 # -- phases (child side) -------------------------------------------------------------------
 
 _STARTED = time.perf_counter()
@@ -1435,6 +1466,7 @@ _CHILDREN: dict[str, Callable[..., dict[str, Any]]] = {
     "child-health": child_health,
     "child-quality": child_quality,
     "child-secrets": child_secrets,
+    **CATALOG_CHILDREN,
 }
 
 if __name__ == "__main__":

@@ -78,7 +78,7 @@ min_retrieval_rate = 0.3
 top_k = 5
 # Only an agent's own requests count: its MCP tool calls and the prompt hook's matches, not
 # the SessionStart context the library injects nor a person's `profile`/`search`.
-agent_tools = ["mcp.*", "user-prompt-submit"]
+agent_tools = ["mcp.*", "user-prompt"]
 # Where an approved draft's SKILL.md folder is written; empty: ~/.claude/skills.
 skills_root = ""
 # The `license` a drafted SKILL.md declares.
@@ -118,6 +118,33 @@ co_usage_min = 3
 max_chars = 4000
 skills = 5
 pitfalls = 5
+
+[budget]
+# Claude Code's skill listing (`librarian budget`, the Skills screen's budget panel): the
+# model's context window in tokens, and the listing's share of it when Claude Code's settings
+# do not set `skillListingBudgetFraction` (0: Claude Code's default, 1%). Claude Code's own
+# settings and SLASH_COMMAND_TOOL_CHAR_BUDGET win over these.
+context_tokens = 200000
+fraction = 0
+# The folder the Skills screen's budget panel shows the listing of (empty: where the app
+# was started).
+folder = ""
+
+[prompt_hook]
+# The UserPromptSubmit hook: skills whose relevance to the prompt clears `floor` (0..1) are
+# added as context, at most `skills` of them within `max_chars`. The hook asks a small
+# resident ranker (started on demand, gone after `idle_minutes` without prompts; `server =
+# false`: never) and waits up to `wait_ms` for its answer; while no ranker is up it answers
+# from the lexical index alone.
+floor = 0.40
+# The same without the ranker (its first seconds, or `server = false`): the share of the
+# prompt's words (weighted by rarity) a skill's name, description and use text cover.
+lexical_floor = 0.30
+skills = 3
+max_chars = 1200
+wait_ms = 1000
+idle_minutes = 30
+server = true
 
 [mcp]
 # Let agents change a skill's status over MCP (the `skill_event` tool: proposed, validated,

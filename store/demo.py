@@ -96,6 +96,9 @@ def build_demo(target: Path, fresh: bool = False, clock: Clock | None = None) ->
         library.config.set("skills.roots", json.dumps([str(skills_dir)]))
         # an approved draft lands next to the demo's skills, never in the real ~/.claude
         library.config.set("graduation.skills_root", json.dumps(str(skills_dir)))
+        # the budget panel shows Claude Code's listing in a demo project whose
+        # .claude/skills is the demo's skills folder
+        library.config.set("budget.folder", json.dumps(str(_demo_project(target, skills_dir))))
         if first_time:  # the person trying the demo reviews as the demo's reviewer
             library.config.set("reviewer.name", json.dumps(DEMO_REVIEWER[0]))
             library.config.set("reviewer.email", json.dumps(DEMO_REVIEWER[1]))
@@ -105,6 +108,17 @@ def build_demo(target: Path, fresh: bool = False, clock: Clock | None = None) ->
             _ingest_sessions(library, target / "demo-transcripts")
             _govern(library, skills_dir)
     return report
+
+
+def _demo_project(target: Path, skills_dir: Path) -> Path:
+    """A project folder (a git root) whose `.claude/skills` links to the demo's skills."""
+    project = target / "demo-project"
+    (project / ".git").mkdir(parents=True, exist_ok=True)
+    link = project / ".claude" / "skills"
+    if not link.is_symlink() and not link.exists():
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.symlink_to(skills_dir, target_is_directory=True)
+    return project
 
 
 def _tell_a_story(library: Library, skills_dir: Path) -> None:

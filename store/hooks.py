@@ -41,13 +41,18 @@ PENDING_SECONDS = 10.0
 #: How long a hook waits for Claude Code to finish writing its JSON input.
 STDIN_SECONDS = 3.0
 #: Hook events the librarian installs, and the `librarian hook` action each one runs.
-EVENTS = {"Stop": "stop", "SessionEnd": "session-end", "SessionStart": "session-start"}
+EVENTS = {
+    "Stop": "stop",
+    "SessionEnd": "session-end",
+    "SessionStart": "session-start",
+    "UserPromptSubmit": "user-prompt",
+}
 #: Matchers for the events that take one (events not listed get a group without a matcher).
 MATCHERS = {"SessionStart": "startup|resume|clear|compact"}
 HOOK_TIMEOUT_SECONDS = 10
 _OURS = re.compile(
     r"""(librarian['"]?|\s-m\s+app)(\s+--library\s+('[^']*'|"[^"]*"|\S+))?\s+hook\s+"""
-    r"""(stop|session-end|session-start)\s*$"""
+    r"""(stop|session-end|session-start|user-prompt)\s*$"""
 )
 
 
@@ -124,8 +129,13 @@ def enqueue(spool: Path, raw: str, event: str) -> bool:
 
 def worker_running(spool: Path) -> bool:
     """True while a worker holds the spool (a non-blocking try of its lock, let go at once)."""
+    return lock_held(spool / "worker.lock")
+
+
+def lock_held(path: Path) -> bool:
+    """True while some process holds the `flock` on `path` (tried without waiting)."""
     try:
-        handle = open(spool / "worker.lock", "a")  # noqa: SIM115 - closed below either way
+        handle = open(path, "a")  # noqa: SIM115 - closed below either way
     except OSError:
         return False
     with handle:

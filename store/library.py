@@ -58,6 +58,8 @@ from store.models import (
     UpgradePlan,
 )
 from store.models.governance import Enrichment, ThinSkill
+from store.models.listing import ListingReport
+from store.models.overlap import OverlapPair
 from store.paths import LibraryPaths
 from store.patterns.retrieval_log import RetrievalLog
 from store.projections import store_blob
@@ -74,6 +76,7 @@ if TYPE_CHECKING:
     from store.lifecycle.graph import DependencyGraph
     from store.models import Dependency, GraphFocus, GraphProblems, HealthChange, Outcome
     from store.patterns.memory import Memory
+    from store.skills.overlap import OverlapFinder
     from store.skills.reconcile import Candidate, Loaded
 
 Progress = Callable[[int, int], None]
@@ -132,6 +135,7 @@ class Library:
         self._retrieval_log: RetrievalLog | None = None
         self._synced: tuple[tuple[Any, ...], bool] = ((), False)
         self._matrix: tuple[str, Matrix, dict[int, int]] | None = None
+        self._overlap: OverlapFinder | None = None
 
     # -- wiring ------------------------------------------------------------------------
 
@@ -235,6 +239,9 @@ class Library:
                 progress(min(start + size, len(found)), len(found))
         seen = {str(f.path) for f in found}
         gone = self._write_uninstalls(roots, truncated, seen, known)
+        from store.skills.relint import relint  # scanning only (parser, lint)
+
+        relint(self.db, self.append_event)  # unchanged skills linted with older rules
         self.sync_index(embed=embed)
         report = catalog.graph_report(self.db)
         with self.db.read() as conn:
@@ -351,6 +358,7 @@ class Library:
     def _append_version(
         self, conn: sqlite3.Connection, type_: str, sid: int, item: Loaded, row: sqlite3.Row | None
     ) -> None:
+        from store.skills.lint import LINT_VERSION
         from store.skills.reconcile import finding_dict, manifest_of
 
         cand, parsed = item.candidate, item.parsed
@@ -377,6 +385,7 @@ class Library:
             "warnings": [[w.code, w.message] for w in parsed.warnings],
             "findings": [finding_dict(f) for f in item.findings],
             "relations": relation_rows(parsed),
+            "lint_version": LINT_VERSION,
         }
         if type_ == "skill.installed":
             payload["status"] = "stable"
@@ -654,6 +663,38 @@ class Library:
                 f" (below {floor:.2f}): nobody has retrieved it lately"
             )
         return dataclasses.replace(detail, pattern_id=row[0], revalidate=why)
+
+    def listing(self, folder: Path, **options: Any) -> ListingReport:
+        """Claude Code's skill listing for a session in `folder`, against its budget
+        (`store.skills.listing`); `options`: context_tokens, fraction, chars."""
+        from store.skills.listing import budget  # the parser and Claude Code's settings
+
+        fraction = float(self.config.get("budget.fraction") or 0)
+        with self.db.read() as conn:
+            return budget.report(
+                conn,
+                folder,
+                home=Path.home(),
+                env=os.environ,
+                config_context_tokens=int(self.config.get("budget.context_tokens") or 0) or None,
+                config_fraction=fraction if 0 < fraction <= 1 else None,
+                **options,
+            )
+
+    def overlaps(self, key: str | int | None = None) -> list[OverlapPair]:
+        """Skills routing confuses and exact duplicates (`store.skills.overlap`): every pair,
+        or those of one skill."""
+        from store.skills.overlap import OverlapFinder  # only the overlap report reads it
+
+        if self._overlap is None:
+            self._overlap = OverlapFinder(self.db, self.model_name)
+        if key is None:
+            return self._overlap.pairs()
+        with self.db.read() as conn:
+            sid = catalog.resolve(conn, key)
+        if sid is None:
+            raise LibraryError(f"no skill {key!r}")
+        return self._overlap.pairs(sid)
 
     def suggest(self, context: str, limit: int | None = None) -> list[Suggestion]:
         return self.suggest_many([context], limit)[0]

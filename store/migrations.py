@@ -469,7 +469,13 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE patterns ADD COLUMN flaw TEXT NOT NULL DEFAULT '';
     """,
-    # 13: governance (issue 16). The version the librarian serves while a new version of a
+    # 13: which version of the lint rules produced a skill version's findings (0: before the
+    # rules were versioned); a scan lints unchanged skills again when the rules are newer
+    # (`skill.relinted`, store/skills/relint.py)
+    """
+    ALTER TABLE skill_versions ADD COLUMN lint_version INTEGER NOT NULL DEFAULT 0;
+    """,
+    # 14: governance (issue 16). The version the librarian serves while a new version of a
     # stable skill proves itself as the candidate (store/lifecycle/candidates.py), and each
     # candidate's fate; version pins on relations (0 = follow the served version); `Skill`
     # calls seen in transcripts, per session (store/skills/usage.py); what the librarian

@@ -113,8 +113,8 @@ def _insert_version(conn: sqlite3.Connection, event: Event) -> None:
         "INSERT OR IGNORE INTO skill_versions(skill_id, version_no, content_hash, files_hash,"
         " source_hash, body_hash, name, declared_name, description, when_to_use, triggers, tags,"
         " role, version_label, license, compatibility, allowed_tools, frontmatter, warnings,"
-        " findings, warning_count, finding_count, max_severity, created_at, event_seq, event_type)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        " findings, warning_count, finding_count, max_severity, created_at, event_seq, event_type,"
+        " lint_version) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         (
             int(p["skill_id"]),
             int(p["version_no"]),
@@ -142,6 +142,26 @@ def _insert_version(conn: sqlite3.Connection, event: Event) -> None:
             event.ts,
             event.seq,
             event.type,
+            int(p.get("lint_version", 0)),
+        ),
+    )
+
+
+@handles("skill.relinted")
+def _skill_relinted(conn: sqlite3.Connection, event: Event) -> None:
+    """Findings of an unchanged version, from newer lint rules (the version itself stays)."""
+    p = event.payload
+    findings = p.get("findings", [])
+    conn.execute(
+        "UPDATE skill_versions SET findings=?, finding_count=?, max_severity=?, lint_version=?"
+        " WHERE skill_id=? AND version_no=?",
+        (
+            _dumps(findings),
+            len(findings),
+            max_severity(findings),
+            int(p.get("lint_version", 0)),
+            int(p["skill_id"]),
+            int(p["version_no"]),
         ),
     )
 

@@ -21,14 +21,13 @@ from typing import TYPE_CHECKING
 
 from store.embed import Matrix
 from store.models import Suggestion
+from store.query_terms import fts_query, query_terms, stem
 from store.skills.surface import MAX_SURFACES, SLOTS
 from store.skills.usage import ImportanceRule
 
 if TYPE_CHECKING:
     from store.library import Library
 
-TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
-MAX_TERMS = 48
 CANDIDATES = 200
 #: Query terms found in more than this share of skills (and at least COMMON_MIN_DOCS) are
 #: dropped from the lexical query: no ranking value, high cost on big catalogs.
@@ -38,22 +37,6 @@ MIN_DENSE_SPREAD = 0.3
 #: name, description, extra (when_to_use, triggers, tags), body (prose, code dropped)
 BM25_WEIGHTS = (1.0, 1.0, 1.0, 0.4)
 FIELDS = ("name", "description", "use", "body")
-STOPWORDS = frozenset(
-    """
-a about above after again against all also am an and any are aren't as at be because been
-before being below between both but by can can't cannot could couldn't did didn't do does
-doesn't doing don't down during each few for from further get gets got had hadn't has hasn't
-have haven't having he her here hers herself him himself his how i i'd i'll i'm i've if in
-into is isn't it it's its itself just let's like me more most much must my myself need needs
-no nor not now of off on once only or other ought our ours ourselves out over own please
-same she should shouldn't so some such than that that's the their theirs them themselves
-then there there's these they they'd they'll they're they've this those through to too
-under until up us very via want wants was wasn't we we'd we'll we're we've were weren't
-what what's when where which while who whom why will with won't would wouldn't you you'd
-you'll you're you've your yours yourself yourselves help hey hi thanks thank ok okay
-something anything someone one ones lot lots really actually still already way thing things
-""".split()
-)
 
 
 @dataclass
@@ -73,29 +56,6 @@ class _Candidate:
     lexical_rank: int = 0
     dense_rank: int = 0
     surfaces: dict[int, float] = field(default_factory=dict)
-
-
-def query_terms(context: str) -> list[str]:
-    """Lower-case words of a context, stopwords dropped, order kept, no repeats."""
-    seen: dict[str, None] = {}
-    for word in TOKEN.findall(context.lower()):
-        word = word.split("'")[0]
-        if word not in STOPWORDS and (len(word) > 1 or word.isdigit()):
-            seen.setdefault(word, None)
-    return list(seen)[:MAX_TERMS]
-
-
-def fts_query(terms: Sequence[str]) -> str:
-    """An explicit OR of individually quoted terms (plain spaces would mean AND)."""
-    return " OR ".join(f'"{t}"' for t in terms)
-
-
-def stem(word: str) -> str:
-    """A crude suffix stripper, only for explaining matches to people."""
-    for suffix in ("ations", "ation", "ings", "ing", "ies", "ied", "ers", "er", "ed", "es", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)]
-    return word
 
 
 def importance(last_used: str | None, installed: str, use_count: int, now: datetime) -> float:
@@ -210,30 +170,9 @@ class Searcher:
         }
 
     def _informative(self, conn: sqlite3.Connection, terms: list[str]) -> list[str]:
-        """Terms that occur in the catalog, minus those in so many skills that they carry no
-        evidence (near-zero IDF) but would make bm25 walk huge posting lists."""
-        if not terms:
-            return []
-        _ensure_query_tables(conn)
-        conn.execute("DELETE FROM temp.query_words")
-        conn.executemany(
-            "INSERT INTO temp.query_words(rowid, word) VALUES (?,?)", list(enumerate(terms))
-        )
-        stem_of = {
-            int(doc): term
-            for doc, term in conn.execute("SELECT doc, term FROM temp.query_words_vocab")
-        }
-        stems = sorted(set(stem_of.values()))
-        marks = ",".join("?" * len(stems))
-        frequency = dict(
-            conn.execute(f"SELECT term, doc FROM temp.catalog_vocab WHERE term IN ({marks})", stems)
-        )
         if self._documents < 0:
             self._documents = int(conn.execute("SELECT count(*) FROM skills_fts").fetchone()[0])
-        ceiling = max(COMMON_SHARE * self._documents, COMMON_MIN_DOCS)
-        return [
-            t for i, t in enumerate(terms) if 0 < frequency.get(stem_of.get(i, ""), 0) <= ceiling
-        ]
+        return informative_terms(conn, terms, self._documents)
 
     def _dense(self, vector: Matrix, candidates: dict[int, _Candidate]) -> None:
         index = self.library.index
@@ -309,6 +248,39 @@ class Searcher:
             importance=round(weight, 4),
             reasons=tuple(reasons),
         )
+
+
+def informative_terms(conn: sqlite3.Connection, terms: list[str], documents: int) -> list[str]:
+    """Terms that occur in the catalog, minus those in so many skills that they carry no
+    evidence (near-zero IDF) but would make bm25 walk huge posting lists."""
+    ceiling = max(COMMON_SHARE * documents, COMMON_MIN_DOCS)
+    return [
+        t for t, f in zip(terms, term_frequencies(conn, terms), strict=True) if 0 < f <= ceiling
+    ]
+
+
+def term_frequencies(conn: sqlite3.Connection, terms: Sequence[str]) -> list[int]:
+    """How many skills hold each term (stemmed with the catalog's own tokenizer); 0 when
+    none does. One batch for any number of terms."""
+    if not terms:
+        return []
+    _ensure_query_tables(conn)
+    conn.execute("DELETE FROM temp.query_words")
+    conn.executemany(
+        "INSERT INTO temp.query_words(rowid, word) VALUES (?,?)", list(enumerate(terms))
+    )
+    stem_of = {
+        int(doc): term for doc, term in conn.execute("SELECT doc, term FROM temp.query_words_vocab")
+    }
+    stems = sorted(set(stem_of.values()))
+    frequency: dict[str, int] = {}
+    for start in range(0, len(stems), 500):
+        chunk = stems[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        frequency.update(
+            conn.execute(f"SELECT term, doc FROM temp.catalog_vocab WHERE term IN ({marks})", chunk)
+        )
+    return [frequency.get(stem_of.get(i, ""), 0) for i in range(len(terms))]
 
 
 def _matched(patterns: list[tuple[str, re.Pattern[str]]], text: str) -> list[str]:

@@ -4,8 +4,10 @@ Skills, patterns and reasoning nodes can carry secrets: a skill description with
 lint flags it, but the file is the author's), a pattern title from a session ingested before
 `redact` knew that format. Each serving path masks what it returns in one place: the
 SessionStart context (`patterns.session_start`, every field it shows), the profile
-(`patterns.memory.render_profile`, every line), the MCP tools (`app.mcp_server`, every answer)
-and the CLI's agent-facing commands (`suggest`, `search`, `pitfalls`, `diagnose`).
+(`patterns.memory.render_profile`, every line), the MCP tools (`app.mcp_server`, every answer),
+the CLI's agent-facing commands (`suggest`, `search`, `pitfalls`, `diagnose`) and the
+UserPromptSubmit hook (`skills.prompt_rank` masks the ranker's picks, `skills.prompt_lexical`
+redacts what the index alone serves).
 """
 
 from __future__ import annotations

@@ -15,10 +15,12 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from store.models import SkillDetail, Suggestion
+from store.models.overlap import OverlapPair
 from store.text import home_relative, neutralise, one_line
 
 MAX_BODY_CHARS = 200_000
-SEVERITY_STYLE = {"high": "bold red", "medium": "yellow", "low": "cyan"}
+SEVERITY_STYLE = {"high": "bold red", "medium": "yellow", "low": "cyan", "info": "dim"}
+SUGGESTION_LABEL = {"retire_one": "retire one", "merge": "merge", "sharpen": "sharpen one"}
 
 
 class SkillDetailView(VerticalScroll, can_focus=True):
@@ -31,6 +33,8 @@ class SkillDetailView(VerticalScroll, can_focus=True):
 
     detail: reactive[SkillDetail | None] = reactive(None)
     suggestion: reactive[Suggestion | None] = reactive(None)
+    #: The skill's overlaps: (skill_id, pairs); None while they are being checked.
+    overlaps: reactive[tuple[int, tuple[OverlapPair, ...]] | None] = reactive(None)
 
     def compose(self) -> ComposeResult:
         yield Static(Text("Select a skill to see its details.", style="dim"), id="detail-body")
@@ -41,21 +45,32 @@ class SkillDetailView(VerticalScroll, can_focus=True):
     def watch_suggestion(self) -> None:
         self._render_detail()
 
-    def _render_detail(self) -> None:
+    def watch_overlaps(self) -> None:
+        self._render_detail(keep_scroll=True)
+
+    def _render_detail(self, keep_scroll: bool = False) -> None:
         if not self.is_mounted:
             return
         body = self.query_one("#detail-body", Static)
         if self.detail is None:
             body.update(Text("Select a skill to see its details.", style="dim"))
-        else:
-            body.update(detail_text(self.detail, self.suggestion))
+            return
+        sid = self.detail.summary.skill_id
+        pairs = self.overlaps[1] if self.overlaps and self.overlaps[0] == sid else None
+        body.update(detail_text(self.detail, self.suggestion, pairs))
+        if not keep_scroll:
             self.scroll_home(animate=False)
 
 
-def detail_text(detail: SkillDetail, suggestion: Suggestion | None = None) -> Text:
-    """The whole pane as one `Text`."""
+def detail_text(
+    detail: SkillDetail,
+    suggestion: Suggestion | None = None,
+    overlaps: tuple[OverlapPair, ...] | None = (),
+) -> Text:
+    """The whole pane as one `Text`; `overlaps` None: still being checked."""
     out = Text()
     _title(out, detail)
+    _overlap_flag(out, detail, overlaps)
     if suggestion is not None and suggestion.skill_id == detail.summary.skill_id:
         _why(out, suggestion)  # first: it is what you look for while going down the ranking
         out.append("\n")
@@ -152,13 +167,44 @@ def _why(out: Text, hit: Suggestion) -> None:
         out.append("; ".join(hit.reasons) + "\n", style="dim")
 
 
+#: Spec findings that are information, not warnings (the spec makes `license` optional).
+INFO_CODES = frozenset({"license_missing"})
+
+
 def _warnings(out: Text, detail: SkillDetail) -> None:
-    _section(out, f"Spec warnings ({len(detail.warnings)})")
-    if not detail.warnings:
+    warnings = [w for w in detail.warnings if w.code not in INFO_CODES]
+    notes = [w for w in detail.warnings if w.code in INFO_CODES]
+    _section(out, f"Spec warnings ({len(warnings)})" + (f" · {len(notes)} info" if notes else ""))
+    if not warnings and not notes:
         out.append("none\n", style="dim")
-    for w in detail.warnings:
+    for w in warnings:
         out.append(f"{w.code}: ", style="yellow")
         out.append(one_line(w.message, 400) + "\n")
+    for w in notes:
+        out.append(f"info {w.code}: {one_line(w.message, 400)}\n", style="dim")
+
+
+def _overlap_flag(out: Text, detail: SkillDetail, overlaps: tuple[OverlapPair, ...] | None) -> None:
+    """A flag under the title: the skills routing confuses with this one, and what to do."""
+    if overlaps is None:
+        out.append("checking overlaps…\n", style="dim italic")
+        return
+    me = detail.summary.name
+    for pair in overlaps:
+        other = pair.b if pair.a == me else pair.a
+        mine, theirs = (pair.a_to_b, pair.b_to_a) if pair.a == me else (pair.b_to_a, pair.a_to_b)
+        kind = "exact duplicate of" if pair.kind == "duplicate" else "routing confuses it with"
+        out.append("⚠ ", style="bold yellow")
+        out.append(f"{kind} ", style="yellow")
+        out.append(one_line(other, 80), style="bold yellow")
+        out.append(f" — {SUGGESTION_LABEL.get(pair.suggestion, pair.suggestion)}\n", style="yellow")
+        out.append(
+            f"  on its own description {one_line(other, 60)} scores {mine:.0%} of it"
+            f" ({theirs:.0%} the other way); card cosine {pair.cosine:.2f};"
+            f" bodies {pair.body_similarity:.0%} alike\n",
+            style="dim",
+        )
+        out.append(f"  {one_line(pair.reason, 300)}\n", style="dim")
 
 
 def _findings(out: Text, detail: SkillDetail) -> None:
@@ -167,7 +213,10 @@ def _findings(out: Text, detail: SkillDetail) -> None:
         out.append("none\n", style="dim")
     for f in detail.findings:
         out.append(f"[{f.severity}] {f.rule} ", style=SEVERITY_STYLE.get(f.severity, ""))
-        out.append(f"{one_line(f.file, 120)}:{f.line}  {one_line(f.message, 300)}\n")
+        where = f"{one_line(f.file, 120)}:{f.line}" if f.line else one_line(f.file, 120)
+        if f.context:
+            out.append(f"({f.context}) ", style="italic dim")
+        out.append(f"{where}  {one_line(f.message, 300)}\n")
         if f.excerpt:
             out.append(f"    {one_line(f.excerpt, 300)}\n", style="dim")
 

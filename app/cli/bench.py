@@ -20,7 +20,7 @@ def register(sub: Subcommands) -> None:
         action="append",
         default=[],
         help="run only these parts (scan, suggest, app, ingest, review, routing, consolidate,"
-        " session_start, mcp, lifecycle, quality, secrets)",
+        " session_start, mcp, lifecycle, quality, secrets, budget, overlap, lint, prompt_hook)",
     )
     register_kit(sub)
 

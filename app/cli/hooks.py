@@ -25,7 +25,20 @@ def register(sub: Subcommands) -> None:
     hook = add_command(
         sub, "hook", "entry point for Claude Code hooks (reads hook JSON on stdin)", cmd_hook
     )
-    hook.add_argument("action", choices=["stop", "session-end", "session-start", "drain"])
+    hook.add_argument(
+        "action",
+        choices=[
+            "stop",
+            "session-end",
+            "session-start",
+            "user-prompt",
+            "drain",
+            "prompt-server",
+            "prompt-stop",
+        ],
+        help="user-prompt: skills that fit the prompt (UserPromptSubmit); prompt-server: the"
+        " resident ranker it asks (started on demand); prompt-stop: ask that ranker to leave",
+    )
     hook.add_argument(
         "--delay",
         type=float,
@@ -33,7 +46,11 @@ def register(sub: Subcommands) -> None:
         help="drain: wait this long first (lets the hook exit, batches turns)",
     )
     installer = add_command(
-        sub, "hooks", "install or remove the librarian's Claude Code hooks", cmd_hooks
+        sub,
+        "hooks",
+        "install or remove the librarian's Claude Code hooks (Stop, SessionEnd, SessionStart,"
+        " UserPromptSubmit)",
+        cmd_hooks,
     )
     installer.add_argument("action", choices=["install", "uninstall"])
     where = installer.add_mutually_exclusive_group()
@@ -44,8 +61,18 @@ def register(sub: Subcommands) -> None:
 
 def cmd_hook(args: argparse.Namespace) -> int:
     """Claude Code's hooks, exit 0 whatever happens. `stop`/`session-end`: queue the
-    transcript and return at once (`app.hook_main`, which `librarian` reaches without this
-    CLI). `session-start`: print the context to inject (or nothing)."""
+    transcript and return at once; `user-prompt`: the skills that fit the prompt (both in
+    `app.hook_main`, which `librarian` reaches without this CLI). `session-start`: print the
+    context to inject (or nothing). `prompt-server`/`prompt-stop`: the resident ranker."""
+    if args.action in ("prompt-server", "prompt-stop"):
+        # the ranker loads the library and the model: only its own process imports it
+        from app import prompt_server
+
+        root = resolve_library_dir(args.library)
+        if args.action == "prompt-stop":
+            say("ranker stopped" if prompt_server.stop(root) else "no ranker was running")
+            return 0
+        return prompt_server.serve(root)
     if args.action != "session-start":
         return hook_main.run(args.library, args.action, args.delay)
     try:

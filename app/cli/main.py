@@ -12,6 +12,7 @@ from typing import NoReturn
 
 from app.cli import (
     bench,
+    catalog,
     enrich,
     forget,
     hooks,
@@ -32,6 +33,7 @@ from store.text import neutralise
 DOMAINS = (
     launch,
     skills,
+    catalog,
     maintenance,
     bench,
     sessions,

@@ -164,10 +164,14 @@ def detail_text(d: SkillDetail, body: bool = True) -> str:
     if s.shadowed:
         lines.append(f"  shadowed by: {one_line(d.shadowed_by, 200)}")
     lines += governance_lines(d)
-    lines += [f"  warning {w.code}: {one_line(w.message, 200)}" for w in d.warnings]
     lines += [
-        f"  finding [{f.severity}] {f.rule} {one_line(f.file, 80)}:{f.line}:"
-        f" {one_line(f.message, 160)}"
+        f"  {'info' if w.code == 'license_missing' else 'warning'} {w.code}:"
+        f" {one_line(w.message, 200)}"
+        for w in d.warnings
+    ]
+    lines += [
+        f"  finding [{f.severity}] {f.rule}{' (illustrative)' if f.context else ''}"
+        f" {one_line(f.file, 80)}:{f.line}: {one_line(f.message, 160)}"
         for f in d.findings
     ]
     lines += [

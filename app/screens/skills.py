@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
@@ -15,9 +16,11 @@ from textual.widgets import Footer, Header, Input, Static
 from textual.worker import get_current_worker
 
 from app.messages import (
+    BudgetLoaded,
     CatalogChanged,
     DetailLoaded,
     ModelReady,
+    OverlapsLoaded,
     SkillScreenRequested,
     SkillsLoaded,
     SuggestionsReady,
@@ -26,6 +29,7 @@ from app.screens.base import LibrarianScreen
 from store.errors import LibrarianError
 from store.library import Library
 from store.text import one_line
+from widgets.budget_panel import BudgetPanel
 from widgets.skill_detail import SkillDetailView
 from widgets.skill_table import SkillTable
 from widgets.suggestion_list import SuggestionList
@@ -61,10 +65,22 @@ class SkillsScreen(LibrarianScreen):
             tooltip="Back to the skill list",
         ),
         Binding(
-            "d", "focus_detail", "Detail", id="skills.detail", tooltip="Scroll the detail pane"
+            "d",
+            "focus_detail",
+            "Detail",
+            show=False,  # the footer holds seven keys: the budget panel took its place
+            id="skills.detail",
+            tooltip="Scroll the detail pane",
         ),
         Binding(
             "r", "rescan", "Rescan", id="skills.rescan", tooltip="Scan the skill roots again now"
+        ),
+        Binding(
+            "b",
+            "toggle_budget",
+            "Budget",
+            id="skills.budget",
+            tooltip="Claude Code's skill listing in this folder against its character budget",
         ),
         Binding(
             "g",
@@ -99,9 +115,20 @@ class SkillsScreen(LibrarianScreen):
         ),
     ]
 
-    def __init__(self, library: Library, *, warm: bool = True, show_timings: bool = True) -> None:
+    def __init__(
+        self,
+        library: Library,
+        *,
+        warm: bool = True,
+        show_timings: bool = True,
+        folder: Path | None = None,
+    ) -> None:
         super().__init__(name="skills")
         self.library = library
+        #: The folder whose Claude Code listing the budget panel shows: `budget.folder` in
+        #: the config (the demo points it at its project), else where the app was started.
+        configured = str(library.config.get("budget.folder") or "")
+        self.folder = folder or (Path(configured).expanduser() if configured else Path.cwd())
         self._show_timings = show_timings
         self._model_state = "loading model…" if warm else "model loads on the first task"
         self._shown = 0
@@ -120,6 +147,7 @@ class SkillsScreen(LibrarianScreen):
                 yield Input(placeholder="t  describe a task to rank skills", id="task")
                 yield SuggestionList(id="suggestions")
                 yield SkillDetailView(id="detail")
+                yield BudgetPanel(id="budget")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -150,6 +178,22 @@ class SkillsScreen(LibrarianScreen):
         detail = self.library.get_skill(skill_id)
         if not get_current_worker().is_cancelled:
             self.post_message(DetailLoaded(detail))
+            self.load_overlaps(skill_id)
+
+    @work(thread=True, exclusive=True, group="skills-overlaps", exit_on_error=False)
+    def load_overlaps(self, skill_id: int) -> None:
+        pairs = self.library.overlaps(skill_id)
+        if not get_current_worker().is_cancelled:
+            self.post_message(OverlapsLoaded(skill_id, pairs))
+
+    @work(thread=True, exclusive=True, group="skills-budget", exit_on_error=False)
+    def load_budget(self) -> None:
+        try:
+            report = self.library.listing(self.folder)
+        except (LibrarianError, OSError) as exc:
+            self.post_message(BudgetLoaded(None, str(exc)))
+            return
+        self.post_message(BudgetLoaded(report))
 
     @work(thread=True, exclusive=True, group="skills-suggest", exit_on_error=False)
     def run_suggest(self, context: str) -> None:
@@ -218,6 +262,12 @@ class SkillsScreen(LibrarianScreen):
     def on_detail_loaded(self, message: DetailLoaded) -> None:
         self.query_one(SkillDetailView).detail = message.detail
 
+    def on_overlaps_loaded(self, message: OverlapsLoaded) -> None:
+        self.query_one(SkillDetailView).overlaps = (message.skill_id, tuple(message.pairs))
+
+    def on_budget_loaded(self, message: BudgetLoaded) -> None:
+        self.query_one(BudgetPanel).show(message.report, message.error)
+
     def on_suggestions_ready(self, message: SuggestionsReady) -> None:
         if message.context != self.query_one("#task", Input).value:
             return
@@ -265,6 +315,20 @@ class SkillsScreen(LibrarianScreen):
 
     def action_focus_detail(self) -> None:
         self.query_one(SkillDetailView).focus()
+
+    def action_toggle_budget(self) -> None:
+        """Show the budget panel in place of the detail pane (again: back to the detail)."""
+        panel = self.query_one(BudgetPanel)
+        detail = self.query_one(SkillDetailView)
+        showing = not panel.display
+        panel.display, detail.display = showing, not showing
+        self.set_class(showing, "-budget")  # the panel's table wants the wider column
+        if showing:
+            panel.show(None)
+            self.load_budget()
+            panel.focus()
+        else:
+            self.query_one(SkillTable).focus()
 
     def action_rescan(self) -> None:
         self.notify("scanning…", timeout=2)

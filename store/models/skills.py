@@ -41,6 +41,9 @@ class LintFinding:
     file: str  # path relative to the skill folder, e.g. "SKILL.md" or "scripts/install.sh"
     line: int  # 1-based; 0 when the finding is about the whole file
     excerpt: str  # short, single-line, control characters already neutralised
+    #: "illustrative" when the finding sits in a clearly illustrative block of a Markdown file
+    #: (an attack shown to be recognised): still shown, its severity lowered to low.
+    context: str = ""
 
 
 @dataclass(frozen=True)

@@ -397,7 +397,7 @@ class Memory:
 
 
 def _terms(query: str) -> list[str]:
-    from store.search import query_terms
+    from store.query_terms import query_terms
 
     return query_terms(query)
 

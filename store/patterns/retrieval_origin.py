@@ -2,7 +2,7 @@
 
 Graduation's retrieval rate is evidence that agents *needed* a pattern while they worked. It
 counts what agents asked the library for — MCP tool calls (tools logged as `mcp.<tool>`) and
-the prompt hook's matches (`user-prompt-submit`) — and not the context the SessionStart hook
+the prompt hook's matches (`user-prompt`) — and not the context the SessionStart hook
 injects (the library chose it), nor a person running `librarian profile`, `search`,
 `pitfalls`, `diagnose` or `suggest`. Which tools count is `graduation.agent_tools`
 (shell-style patterns). Every retrieval keeps its tool in the log, so the graduation
@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from store.config import Config
 
 #: Tools whose retrievals are an agent's own requests (`graduation.agent_tools`).
-AGENT_TOOLS: tuple[str, ...] = ("mcp.*", "user-prompt-submit")
+AGENT_TOOLS: tuple[str, ...] = ("mcp.*", "user-prompt")
 #: Tools a person runs from the command line (logged without a channel).
 PERSON_TOOLS = frozenset({"search", "pitfalls", "diagnose", "profile", "suggest"})
 LIBRARY_TOOLS = frozenset({"session-start"})

@@ -133,7 +133,7 @@ def load(candidate: Candidate) -> Loaded | SkippedFile:
     if isinstance(parsed, ParseFailure):
         return SkippedFile(str(candidate.found.path), parsed.code, parsed.reason)
     text = _decoded(candidate.data)
-    findings = lint_skill([("SKILL.md", text), *candidate.bundle])
+    findings = lint_skill([("SKILL.md", text), *candidate.bundle], parsed.allowed_tools)
     return Loaded(candidate, parsed, findings)
 
 

@@ -373,7 +373,7 @@ def test_hooks_install_and_uninstall(tmp_path: Path) -> None:
     assert "installed" in hooks("install").stdout
     installed = json.loads(settings.read_text())
     assert installed["theme"] == "dark"
-    assert set(installed["hooks"]) == {"Stop", "SessionEnd", "SessionStart"}
+    assert set(installed["hooks"]) == {"Stop", "SessionEnd", "SessionStart", "UserPromptSubmit"}
     assert "already up to date" in hooks("install").stdout
     assert list(settings.parent.glob("settings.json.bak-*"))
     assert "uninstalled" in hooks("uninstall").stdout

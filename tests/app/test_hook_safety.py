@@ -290,7 +290,7 @@ def test_a_claim_whose_worker_died_is_taken_at_once_without_its_culprit(tmp_path
     assert "stopped while ingesting" in failed[0]["reason"]
 
 
-@pytest.mark.parametrize("action", ["stop", "session-start"])
+@pytest.mark.parametrize("action", ["stop", "session-start", "user-prompt"])
 def test_a_hook_whose_stdin_never_closes_returns(tmp_path: Path, action: str) -> None:
     child = subprocess.Popen(
         [str(LIBRARIAN), "--library", str(tmp_path / "lib"), "hook", action],

@@ -51,3 +51,8 @@ def test_task_suggestions(snap: Snap, snapshot_library: Library) -> None:
 def test_lint_finding_detail(snap: Snap, snapshot_library: Library) -> None:
     """terraform-plan-review selected: its pipe-to-shell finding in the detail pane."""
     assert snap(snapshot_library, "skills-finding.svg")
+
+
+def test_budget_panel(snap: Snap, snapshot_library: Library) -> None:
+    """`b`: Claude Code's listing of the demo project against the 8,000-character budget."""
+    assert snap(snapshot_library, "skills-budget.svg")

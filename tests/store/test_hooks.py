@@ -156,7 +156,19 @@ def test_install_adds_session_start_with_a_matcher_and_uninstall_removes_only_ou
     path.write_text(json.dumps({"hooks": {"SessionStart": [theirs]}}))
     hooks.install(path, commands)
     settings = json.loads(path.read_text())
-    assert set(settings["hooks"]) == {"Stop", "SessionEnd", "SessionStart"}
+    assert set(settings["hooks"]) == {"Stop", "SessionEnd", "SessionStart", "UserPromptSubmit"}
+    # UserPromptSubmit takes no matcher (it fires on every prompt)
+    assert settings["hooks"]["UserPromptSubmit"] == [
+        {
+            "hooks": [
+                {
+                    "type": "command",
+                    "command": "/opt/bin/librarian --library '/tmp/my lib' hook user-prompt",
+                    "timeout": hooks.HOOK_TIMEOUT_SECONDS,
+                }
+            ]
+        }
+    ]
     assert settings["hooks"]["SessionStart"] == [
         theirs,
         {

@@ -146,3 +146,21 @@ def test_regression_cases_are_shown_and_written_as_a_checklist(
     health = {h.name: h.flags for h in lib.health()[0]}
     assert not any(f.startswith("missing file") for f in health[approved.name])
     assert verify(lib).ok
+
+
+@pytest.mark.parametrize(
+    ("tool", "counted", "why"),
+    [
+        ("mcp.search", True, "an agent asked (mcp.search)"),
+        ("mcp.suggest", True, "an agent asked (mcp.suggest)"),
+        ("user-prompt", True, "an agent asked (user-prompt)"),
+        ("session-start", False, "injected by the library, not asked for (session-start)"),
+        ("profile", False, "a person ran `librarian profile`"),
+        ("search", False, "a person ran `librarian search`"),
+        ("something-else", False, "not an agent's request (something-else)"),
+    ],
+)
+def test_which_retrievals_count_for_graduation(tool: str, counted: bool, why: str) -> None:
+    from store.patterns.retrieval_origin import AGENT_TOOLS, judge
+
+    assert judge(tool, AGENT_TOOLS) == (counted, why)

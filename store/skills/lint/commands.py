@@ -287,7 +287,7 @@ _DESTRUCTIVE_RULES: tuple[_Rule, ...] = (
 _SENSITIVE = (
     r"(?P<path>(?:~|\$home|\$\{home\}|/root|/home/[\w.-]{1,32}|%userprofile%"
     r"|\$env:userprofile)[/\\]\.(?:ssh|aws|gnupg|kube|docker|netrc|npmrc|pypirc"
-    r"|git-credentials|config/gcloud)[^\s'\"|;&)<>`]{0,80}"
+    r"|git-credentials|config/gcloud|bash_history|zsh_history)[^\s'\"|;&)<>`]{0,80}"
     r"|/etc/(?:passwd|shadow)\b|\bid_(?:rsa|dsa|ecdsa|ed25519)\b(?!\.pub)"
     r"|(?<![\w.$-])\.env(?:\.(?:local|production|prod|development|dev))?(?![\w.-])"
     r"|\.aws/credentials\b)"
@@ -358,7 +358,7 @@ _EXFIL_RULES: tuple[_Rule, ...] = (
         "data_exfiltration",
         re.compile(
             r"(?:\$\(|`)[ \t]*"
-            rf"(?:(?:cat|base64)[ \t]+[^\n)`]{{0,100}}?{_SENSITIVE}|(?:env|printenv)\b)"
+            rf"(?:(?:cat|base64|tail|head)[ \t]+[^\n)`]{{0,100}}?{_SENSITIVE}|(?:env|printenv)\b)"
         ),
         _sent_by(_UPLOADER, "sends {path} with {tool}"),
         ("curl", "wget"),
