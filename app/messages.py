@@ -23,9 +23,9 @@ from store.models import (
     SkillSummary,
     Suggestion,
 )
+from store.models.governance import Enrichment
 from store.models.listing import ListingReport
 from store.models.overlap import OverlapPair
-from store.models.governance import Enrichment
 
 
 @dataclass

@@ -159,7 +159,7 @@ def _repeated(conn: sqlite3.Connection, event: Event) -> None:
 @handles("pattern.drafted")
 def _drafted(conn: sqlite3.Connection, event: Event) -> None:
     p = event.payload
-    # Since schema 13 a draft also records its write gate: the text before its transient
+    # Since schema 14 a draft also records its write gate: the text before its transient
     # literals became parameters, the replacements, and its regression cases.
     conn.execute(
         "INSERT OR REPLACE INTO drafts(draft_id, pattern_id, name, content_hash, citations,"
@@ -174,7 +174,7 @@ def _drafted(conn: sqlite3.Connection, event: Event) -> None:
             "pending",
             event.ts,
             event.actor,
-            p.get("literal_hash", ""),  # "" (before schema 13): the content is as learned
+            p.get("literal_hash", ""),  # "" (before schema 14): the content is as learned
             json.dumps(p.get("parameters", []), sort_keys=True, ensure_ascii=False),
             json.dumps(p.get("regressions", []), sort_keys=True, ensure_ascii=False),
         ),
@@ -202,7 +202,7 @@ def _graduated(conn: sqlite3.Connection, event: Event) -> None:
         "UPDATE patterns SET status='graduated', skill_name=?, updated_at=? WHERE pattern_id=?",
         (p["skill_name"], event.ts, p["pattern_id"]),
     )
-    if p.get("skill_id"):  # since schema 13: the manifest names who approved it
+    if p.get("skill_id"):  # since schema 14: the manifest names who approved it
         conn.execute(
             "UPDATE skills SET approved_by=? WHERE skill_id=?", (event.actor, int(p["skill_id"]))
         )

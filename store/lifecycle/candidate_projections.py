@@ -3,7 +3,7 @@ of a skill the librarian serves, which one is proving itself, and each candidate
 
 Pure functions of the event log, called by the skill projections (`store.projections`) for
 `skill.installed`/`skill.changed` and the two candidate events; they never read files or
-config. An event from before schema 13 carries no `candidate`: its version is served at once,
+config. An event from before schema 14 carries no `candidate`: its version is served at once,
 as it was then.
 """
 

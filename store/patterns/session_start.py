@@ -43,7 +43,7 @@ PATTERNS_SCHEMA = 4
 FLAW_SCHEMA = 12
 #: The first schema version that tells the served version of a skill from its newest one
 #: (a candidate proving itself is not served: store/lifecycle/candidates.py).
-SERVED_SCHEMA = 13
+SERVED_SCHEMA = 14
 #: Stdin beyond this is not a hook input (the real one is a few hundred bytes).
 MAX_INPUT = 1_000_000
 

@@ -426,7 +426,7 @@ def test_a_schema_6_library_migrates_and_its_events_stay_unchangeable(tmp_path: 
     old.close()
 
     db = Database(path)
-    assert db.conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) == 13
+    assert db.conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) == 14
     assert [
         tuple(r) for r in db.conn.execute("SELECT text, erased_at, replaced_by FROM blobs")
     ] == [("kept", "", "")]
