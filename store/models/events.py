@@ -29,6 +29,7 @@ EVENT_TYPES: dict[str, str] = {
     "skill.changed": "a new version of a skill's files; `candidate` when it must prove itself"
     " before it is served",
     "skill.uninstalled": "a skill's SKILL.md is gone",
+    "skill.relinted": "an unchanged version's findings from newer lint rules",
     "skill.proposed": "a skill (re-)enters as proposed",
     "skill.promoted": "a skill becomes stable",
     "skill.deprecated": "a skill is no longer preferred (`alert` on a health demotion)",
