@@ -54,13 +54,13 @@ REVIEW: tuple[tuple[str, str, str], ...] = (
     ("Sequences are not transactional", "", ""),
     ("rolled-back `nextval()`", "", ""),
 )
-#: A wrap-up fragment that only lists what the session ruled out, rejected with the reason
-#: (the disproved warm-up hypothesis itself never reaches the queue: the later root cause
-#: names none of its things, so the knowledge bar keeps it out).
+#: A solution the colleague rejects with the reason: it credits the migration's revision
+#: rename, while what removed the second head was re-parenting `down_revision` (the pipeline
+#: names one changed line of an edit; a reviewer reads the whole change).
 REJECTED = (
-    "and `curl` in the pod",
-    "a list of what was ruled out (warm-up, curl), not a lesson: the probe timing was fine,"
-    " readiness waited on `ledger-grpc` (commit a41d2e7)",
+    "succeeds after editing `0189_ix_orders_region_created_at.py`",
+    "credits the rename of the revision id; the second head went away because `down_revision`"
+    " now points at 0188_merchant_payout_schedule",
 )
 #: The agent that asked the librarian for help while working (logged retrievals).
 DEMO_AGENT = "claude-code (agent)"
@@ -146,19 +146,26 @@ def _ingest_sessions(library: Library, folder: Path) -> None:
 
 
 def _review(library: Library) -> None:
-    """The colleague's decisions: approvals (some edited, some scoped TEAM), a rejection."""
+    """The colleague's decisions: approvals (some edited, some scoped TEAM), a rejection. A
+    lesson the knowledge bar kept out of the queue (its summary leaned on the session: "the
+    export", "12 of the pod's 15 connections") is promoted from the suppressed nodes first,
+    and edited into words that stand alone where the story needs it: the reviewer's call."""
     pending = library.nodes(status="pending", order="session")
+    suppressed = library.nodes(status="suppressed", order="session")
     for phrase, edited, scope in REVIEW:
         found = [n.node_id for n in pending if phrase in n.summary]
         if not found:
-            continue
+            found = [n.node_id for n in suppressed if phrase in n.summary][:1]
+            if not found:
+                continue
+            library.review("unsuppress", found)
         if edited:
             library.review("edit", found[:1], summary=edited)
         if scope:
             library.review("scope", found, scope=scope)
         library.review("approve", found)
     phrase, reason = REJECTED
-    wrong = [n.node_id for n in pending if phrase in n.summary]
+    wrong = [n.node_id for n in [*pending, *suppressed] if phrase in n.summary]
     if wrong:
         library.review("reject", wrong, reason=reason)
 

@@ -34,7 +34,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def register_kit(sub: Subcommands) -> None:
-    """Add `judge-kit`."""
+    """Add `judge-kit` and `judge-replay`."""
     kit = add_command(
         sub,
         "judge-kit",
@@ -48,6 +48,22 @@ def register_kit(sub: Subcommands) -> None:
         "--radius", type=int, default=15, help="messages shown either side of the evidence"
     )
     kit.add_argument("--suppressed", action="store_true", help="also write the suppressed nodes")
+    again = add_command(
+        sub,
+        "judge-replay",
+        "replay judges' verdicts on a judged kit against a new kit of the same sessions",
+        cmd_judge_replay,
+        json_flag=True,
+    )
+    again.add_argument("judged", type=Path, help="the kit the judges scored (JSONL)")
+    again.add_argument("current", type=Path, help="the new kit of the same sessions (JSONL)")
+    again.add_argument(
+        "--verdicts",
+        type=Path,
+        action="append",
+        required=True,
+        help="one judge's verdicts (JSONL: id, verdict); repeat per judge",
+    )
 
 
 def cmd_judge_kit(args: argparse.Namespace) -> int:
@@ -62,3 +78,45 @@ def cmd_judge_kit(args: argparse.Namespace) -> int:
         f" {report.sessions} sessions written to {report.path}"
     )
     return 0
+
+
+def cmd_judge_replay(args: argparse.Namespace) -> int:
+    from store.quality.replay import judged, replay
+
+    old = judged(_jsonl(args.judged), [_jsonl(path) for path in args.verdicts])
+    report = replay(old, _jsonl(args.current))
+    if args.json:
+        print(safe_json(report.as_dict()))
+        return 0
+    share = "n/a" if report.share is None else f"{report.share:.0%}"
+    say(
+        f"{report.pending} pending now · approved by every judge: {report.approved[0]} of"
+        f" {report.approved[1]} kept · by some: {report.split[0]} of {report.split[1]} ·"
+        f" by none: {report.rejected[0]} of {report.rejected[1]} kept · judged share of what"
+        f" is kept {share} · {len(report.unjudged)} new, unjudged"
+    )
+    for record in report.unjudged:
+        say(f"  new  {record['type']}  {record['file']}:{record['lines']}  {record['summary']}")
+    return 0
+
+
+def _jsonl(path: Path) -> list[dict[str, object]]:
+    """The JSON objects of a JSONL file (a bad line is a clear error, not a crash)."""
+    import json
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise CliError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    out: list[dict[str, object]] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except ValueError as exc:
+            raise CliError(f"{path}:{number}: not JSON ({exc})") from exc
+        if not isinstance(value, dict):
+            raise CliError(f"{path}:{number}: not a JSON object")
+        out.append(value)
+    return out

@@ -31,6 +31,10 @@ class Candidate:
     suppressed: str = ""  # why it is kept out of the pending queue ("" = it passes)
     #: A dead end's cause as the agent stated it right after (its summary ends with it).
     cause: str = ""
+    #: Why it has none of the shapes reviewers approve (the precision bar, `store.ingest.
+    #: shapes`), "" when it has one: checked after the knowledge bar, so narration and the
+    #: like keep their own reason.
+    unproven: str = ""
 
     @property
     def file(self) -> str:

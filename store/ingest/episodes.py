@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
-from store.ingest import bar, snippets, statements
+from store.ingest import bar, shapes, snippets, statements
 from store.ingest.candidates import Candidate
 from store.ingest.harness import HarnessError, harness_error
 from store.models import ToolResult, ToolUse, TranscriptMessage
@@ -44,6 +44,14 @@ ROUTINE_PROGRAMS = frozenset(
 )
 #: An interpreter given the program inline (`python3 -c "…"`, `node -e …`).
 _INLINE_SCRIPT = re.compile(r"^(?:python[\d.]*|node|ruby|perl|deno|bun|php)\s+(?:-\S+\s+)*-[ceE]\b")
+#: An interpreter reading its program from a heredoc or a pipe (`python3 <<'EOF'`, `… |
+#: python3 -`): a script the agent wrote for the moment, often over its own output.
+_SCRIPT_ON_STDIN = re.compile(
+    r"(?:^|[\n;&|(]\s*)(?:\w+=\S*\s+)*(?:\S*/)?(?:python[\d.]*|node|ruby|perl|deno|bun|php)"
+    r"(?:\s+-[\w-]+)*\s*(?:-\s*)?(?:<<|$|\n)",
+)
+#: Tools that run the project's commands; every other tool is the agent's own.
+SHELL_TOOLS = frozenset({"Bash"})
 #: Version-control reads and bookkeeping: what they print or refuse is about the working copy
 #: (an upstream not set, a path ignored), not the project. `git commit` is not here: its
 #: hooks enforce the project's own rules.
@@ -287,6 +295,7 @@ def _action(
         and _output_failed(result.text)
     )
     routine = looked_around and not (failed and _environment(result.text, target))
+    routine = routine or (failed and _quota(result.text))
     return Action(
         stream, pos, call, done, done_pos, tool, result, command, target, failed, harness,
         routine,
@@ -295,8 +304,13 @@ def _action(
 
 def _output_failed(output: str) -> bool:
     """A command not flagged as an error whose output still shows it did not work, unless it
-    also says it succeeded (a wizard that asked questions and then finished)."""
-    return snippets.shows_failure(output) and not _SUCCESS_LINE.search(snippets.quiet(output))
+    also says it succeeded (a wizard that asked questions and then finished). A prompt it
+    printed counts only when the output ends there (the command stopped at it): a test that
+    answered a prompt printed it too."""
+    failed = snippets.shows_failure(output)
+    if failed == "asked" and not snippets.ends_at_prompt(output):
+        return False
+    return bool(failed) and not _SUCCESS_LINE.search(snippets.quiet(output))
 
 
 _SHELLS = frozenset({"bash", "sh", "zsh", "fish", "dash", "(eval)", "eval", "error", "fatal"})
@@ -317,16 +331,31 @@ def _environment(output: str, target: str) -> bool:
     return speaker.group(1) not in _SHELLS and speaker.group(1) != called
 
 
+#: A service's quota or rate limit: the state of an account at that moment.
+_QUOTA = re.compile(
+    r"\b(?:rate limit(?:ed)?|quota|too many requests|exceeded (?:the |your )?(?:\w+ )?limit"
+    r"|limit of \d+ \w+|\b429\b)",
+    re.IGNORECASE,
+)
+
+
+def _quota(output: str) -> bool:
+    span = snippets.error_gist(output)
+    return span is not None and bool(_QUOTA.search(output[span[0] : span[1]]))
+
+
 def _routine(tool: ToolUse, target: str, command: str = "") -> bool:
-    if tool.name in QUIET_TOOLS or tool.name in EDIT_TOOLS:
-        return True
-    if command and _INLINE_SCRIPT.search(snippets.main_stage(command)):
+    if tool.name in QUIET_TOOLS or tool.name in EDIT_TOOLS or tool.name not in SHELL_TOOLS:
+        return True  # reading, editing, or the agent's own tools (MCP servers, a browser)
+    if command and (
+        _INLINE_SCRIPT.search(snippets.main_stage(command)) or _SCRIPT_ON_STDIN.search(command)
+    ):
         return True  # the agent's own throwaway script: its bugs are not the project's
     words = target.split()
     if not words:
         return True
-    if words[0] in ROUTINE_PROGRAMS:
-        return True
+    if words[0] in ROUTINE_PROGRAMS or words[0].endswith("grep"):
+        return True  # looking around (any `…grep` is a search)
     return words[0] == "git" and len(words) > 1 and words[1] in _GIT_BOOKKEEPING
 
 
@@ -374,6 +403,7 @@ def candidates(
     out: list[Candidate] = []
     pairs: list[tuple[Candidate, Candidate]] = []
     edited = _edited(found)
+    written = _written(found)
     for episode in episodes(found):
         runs = _runs(episode)
         made = [(run, dead_end(run)) for run in runs]
@@ -397,12 +427,186 @@ def candidates(
         if slip:  # neither the failure nor its fix is a lesson
             dead_ends = [replace(d, routine=d.routine or slip) for d in dead_ends]
             fix = replace(fix, routine=fix.routine or slip) if fix is not None else None
+        # The precision bar: what is left must have a shape reviewers approve.
+        kept = [run for run, d in made if d is not None]
+        dead_ends = [
+            replace(d, unproven=d.unproven or _unproven(run, d, episode, written))
+            for run, d in zip(kept, dead_ends, strict=True)
+        ]
+        if fix is not None:
+            fix = replace(fix, unproven=fix.unproven or _unproven_fix(episode, kept, written))
         out += dead_ends
         if fix is not None:
             out.append(fix)
             pairs.append((dead_ends[-1], fix))
     out += [_mechanics(a) for a in found if a.failed and (a.harness or a.routine)]
     return out, pairs
+
+
+# --------------------------------------------------------------------------- the precision bar
+
+
+@dataclass(frozen=True, slots=True)
+class _Write:
+    """A file the session wrote or edited, and when."""
+
+    stream: int
+    pos: int
+    index: int
+    timestamp: str
+    content: str  # what it put there (new text), as far as the tool input was kept
+
+
+def _written(found: Sequence[Action]) -> dict[str, list[_Write]]:
+    """Every file the session wrote or edited successfully (any stream), by file name."""
+    out: dict[str, list[_Write]] = {}
+    for a in found:
+        if a.tool.name in EDIT_TOOLS and not a.failed:
+            fields = snippets.inputs(a.tool)
+            content = fields.get("new_string") or fields.get("content") or ""
+            out.setdefault(snippets.file_name(a.target), []).append(
+                _Write(a.stream, a.pos, a.call.index, a.done.timestamp, content)
+            )
+    return out
+
+
+def _before(w: _Write, action: Action) -> bool:
+    """Whether the write happened before the action was called (timestamps across streams:
+    a subagent's file is read after the main file)."""
+    if w.stream == action.stream:
+        return w.pos < action.pos
+    if w.timestamp and action.call.timestamp:
+        return w.timestamp <= action.call.timestamp
+    return w.index < action.call.index
+
+
+#: The name of a failing test in a runner's output.
+_FAILED_TEST = re.compile(
+    r"(?m)^[ \t]*(?:--- FAIL: (?P<go>\w+)|FAILED\s+\S*::(?P<py>\w+)|[×✕✗●]\s+(?P<js>[^\n]+?)"
+    r"(?:\s+\[?\d+(?:\.\d+)?\s?m?s\]?)?[ \t]*$)"
+)
+_FILE_IN_TEXT = re.compile(r"[\w@+-][\w.@+-]*\.[A-Za-z]\w{0,7}\b")
+
+
+def _fresh(failure: Action, gist: str, written: dict[str, list[_Write]]) -> bool:
+    """Whether the failure is in code the session itself had written or edited before it:
+    its error names such a file, or every failing test it names is one the session wrote."""
+    mine = {name for name, writes in written.items() if any(_before(w, failure) for w in writes)}
+    if not mine:
+        return False
+    if any(name in mine for name in _FILE_IN_TEXT.findall(gist)):
+        return True
+    view = snippets.quiet(failure.result.text[:20_000])
+    tests = [
+        (m.group("go") or m.group("py") or m.group("js") or "").strip()
+        for m in _FAILED_TEST.finditer(view)
+    ]
+    tests = [t for t in tests if len(t) >= 6]
+    if not tests:
+        return False
+    contents = [w.content for writes in written.values() for w in writes if _before(w, failure)]
+    return all(any(_test_words(t) in c for c in contents) for t in tests)
+
+
+def _test_words(name: str) -> str:
+    """What of a test's printed name its source holds (a js test prints "suite > name")."""
+    return name.rsplit(" > ", 1)[-1].strip()
+
+
+def _unproven(
+    run: Episode, dead: Candidate, episode: Episode, written: dict[str, list[_Write]]
+) -> str:
+    """Why a dead end has none of the shapes of a failure reviewers approve ("" when it has
+    one): refused by the tool or the machine, explained by a stated cause, or the same
+    informative error on three attempts that never passed."""
+    first = run.failures[0]
+    output = first.result.text
+    span = snippets.error_gist(output)
+    gist = output[span[0] : span[1]] if span else ""
+    missing = shapes.missing_package(gist)
+    if missing and not _installed(missing, episode):
+        return ""  # the environment lacks a dependency, whoever wrote the import
+    if _fresh(first, gist, written):
+        return "an error in code the session itself had written or edited (work in progress)"
+    if shapes.refused(gist) or _environment(gist, first.target):
+        return ""
+    if _observes(first.command):
+        return "a check of the state that saw the problem, not an attempt at something"
+    if shapes.explains(dead.cause):
+        return ""
+    if shapes.bare_gist(gist):
+        return "the error says only that it failed, and the session states no cause"
+    if shapes.guessed(gist):
+        return "a name the agent guessed that the project does not have (no cause stated)"
+    if len(run.failures) >= 3 and episode.success is None:
+        return ""
+    return "a failure with no stated cause: its error alone is not a lesson"
+
+
+#: Subcommands that only look at the state of something (`kubectl rollout status`,
+#: `docker compose ps`, `gh pr view`): their failure is the problem seen, not a lesson.
+_OBSERVING = frozenset("status get describe list ls show view top inspect info ps logs".split())
+
+
+def _observes(command: str) -> bool:
+    """Whether the command's working stage only looks at the state of something."""
+    stages = snippets.pipeline(command)
+    words = stages[-1] if stages else []
+    return any(w in _OBSERVING for w in snippets.positional(words[1:])[:3])
+
+
+def _installed(package: str, episode: Episode) -> bool:
+    """Whether the episode installed the package (then its solution says it all)."""
+    return any(_installs(a) and package in a.command for a in episode.changes)
+
+
+def _unproven_fix(
+    episode: Episode, runs: Sequence[Episode], written: dict[str, list[_Write]]
+) -> str:
+    """Why a solution has no shape reviewers approve ("" when it has one): it fixes the
+    session's own work in progress, or the retry only ran less (a narrower target)."""
+    first = episode.failures[0]
+    edits = [a for a in episode.changes if a.tool.name in EDIT_TOOLS]
+    if edits and all(snippets.edit_gist(a.tool) == "rewrote it" for a in edits):
+        return "the only change rewrote a file whole: it says nothing concrete"
+    last = runs[-1].failures[0] if runs else first
+    span = snippets.error_gist(last.result.text)
+    if _fresh(last, last.result.text[span[0] : span[1]] if span else "", written):
+        return "it fixes code the session itself had written or edited (work in progress)"
+    for change in episode.changes:
+        if change.tool.name in EDIT_TOOLS and any(
+            _before(w, first) for w in written.get(snippets.file_name(change.target), ())
+        ):
+            return "it edits code the session itself had written or edited before the failure"
+    return ""
+
+
+#: Options whose value picks which tests or packages run.
+_SELECTORS = frozenset("-run -k -t -m -p --testNamePattern --grep --filter --only --test".split())
+_PATHLIKE = re.compile(r"^(?:\.{1,2}/|/)?[\w@.*-]+(?:/[\w@.*-]+)*/?(?:\.\.\.)?$")
+_TEST_NAME = re.compile(r"\.(?:test|spec)\.\w+$|_test\.\w+$|^test_\w+\.py$|::")
+
+
+def _narrowed(failed: str, worked: str) -> bool:
+    """Whether the command that worked only picks other or fewer tests, packages or files
+    than the one that failed (a path, a test name, a `-run` filter added or swapped)."""
+    _, before = snippets.command_tokens(failed)
+    _, after = snippets.command_tokens(worked)
+    added = [(i, w) for i, w in enumerate(after) if w not in before]
+    dropped = [w for w in before if w not in after]
+    if not added and not dropped:
+        return False
+    return all(_selects(w, after[i - 1] if i else "") for i, w in added) and all(
+        _selects(w, "") or w in _SELECTORS or not w.startswith("-") for w in dropped
+    )
+
+
+def _selects(word: str, previous: str) -> bool:
+    if previous in _SELECTORS or word in _SELECTORS:
+        return True
+    if "://" in word or "$" in word or "=" in word:
+        return False
+    return bool(_TEST_NAME.search(word)) or ("/" in word and bool(_PATHLIKE.match(word)))
 
 
 _TEST_FILE = re.compile(r"(?:^|[_.-])(?:test|tests|spec)(?:[_.-]|$)|^test_", re.IGNORECASE)
@@ -575,7 +779,13 @@ def dead_end(episode: Episode) -> Candidate | None:
         return None
     line = first.result.text[span[0] : span[1]]
     tries = len(episode.failures)
-    what = _call(first)
+    what, unclear = _call(first), ""
+    if first.command:
+        step = _failed_step(first.command, line)
+        if step is None:
+            unclear = "a command line of several steps: which one failed is not clear"
+        elif step:
+            what = f"`{snippets.clean(snippets.short_paths(step), 100)}`"
     gist = snippets.clean(snippets.short_paths(snippets.undecorated(line)), 150)
     again = f" ({tries} attempts)" if tries > 1 else ""
     verb = "stops at" if _is_prompt(line) else "fails with"
@@ -590,7 +800,43 @@ def dead_end(episode: Episode) -> Candidate | None:
         "episode", "DEAD_END", first.done, first.stream, first.done_pos, span[0], line,
         CONFIDENCE, summary, first.call.line_start, last.done.line_end,
         routine=first.wanted or _glue(line, first) or _bare(line, cause), cause=cause,
+        unproven=unclear,
     )  # fmt: skip
+
+
+#: Steps of a command line that only glue others together (print, move, wait, set up).
+_GLUE_PROGRAMS = frozenset(
+    "echo printf cd pushd popd source . export set unset sleep true false wait clear".split()
+)
+_STEP_SPLIT = re.compile(r"\s*(?:&&|\|\||;|\n)\s*")
+_STEP_WORD = re.compile(r"[A-Za-z][\w.-]{3,}")
+
+
+def _failed_step(command: str, line: str) -> str | None:
+    """The step of a command line that the error line comes from: "" when the line runs
+    one step (the call describes it), the step's text when another step than the first
+    is the one the error names, None when several steps could have said it."""
+    text = snippets.HEREDOC_BODY.sub("", command)
+    steps = [s for s in _STEP_SPLIT.split(text) if s.strip()]
+    working = [s for s in steps if _program_of(s) not in _GLUE_PROGRAMS]
+    if len(working) <= 1:
+        return ""
+    low = line.lower()
+    named = [s for s in working if re.search(rf"(?<![\w-]){re.escape(_program_of(s))}\b", low)]
+    if len(named) != 1:
+        named = [
+            s
+            for s in working
+            if any(w.lower() in low for w in _STEP_WORD.findall(s.split(None, 1)[-1]))
+        ]
+    if len(named) != 1:
+        return None
+    return "" if named[0] is working[0] else named[0].strip()
+
+
+def _program_of(step: str) -> str:
+    words = [w for w in step.split() if "=" not in w or w.startswith("-")]
+    return words[0].rsplit("/", 1)[-1] if words else ""
 
 
 def _glue(line: str, failure: Action) -> str:
@@ -635,6 +881,7 @@ def solution(episode: Episode) -> Candidate | None:
     # What was done in between explains the success better than the retried command's own
     # tweaks; those count only when nothing else changed.
     failed_with = episode.failures[-1].result.text
+    narrowed = ""
     changes = _edit_changes(episode.changes, failed_with) + _install_changes(episode.changes)
     if not changes:  # no edit, no install: the last project command run in between (a
         # rollback, a deploy), unless it only looked (`kubectl get pods`) and the command
@@ -643,6 +890,8 @@ def solution(episode: Episode) -> Candidate | None:
         tweaked = _command_changes(first.command, success.command)
         if tweaked and (not changes or _looks(episode.changes)):
             changes = tweaked
+            if _narrowed(first.command, success.command):
+                narrowed = "the retry only ran a narrower or another target: it fixed nothing"
     error = snippets.error_gist(failed_with)
     named = _ERROR_NAME.search(failed_with[error[0] : error[1]]) if error else None
     # The dead end beside it quotes the error; a solution names it only by its code or class.
@@ -656,6 +905,8 @@ def solution(episode: Episode) -> Candidate | None:
         routine = f"{edits + installs} changes in between: which one fixed it is not clear"
     if _told(episode):
         routine = "ran what the error said to run"
+    if narrowed:
+        routine = routine or narrowed
     how = " after " + _join(changes) if changes else " on a rerun"
     summary = snippets.fit(f"{_call(success)} succeeds{how}{was}")
     begin = min([success.call.line_start, *(c.call.line_start for c in episode.changes)])
@@ -672,11 +923,16 @@ def _mechanics(action: Action) -> Candidate:
     """A harness error or a routine command's failure: kept, suppressed, with the reason."""
     span = snippets.error_gist(action.result.text) or (0, min(len(action.result.text), 200))
     line = action.result.text[span[0] : span[1]] or action.tool.name
-    reason = (
-        f"agent mechanics ({action.harness.why})"
-        if action.harness
-        else "a routine command (looking around or a throwaway script, not the project)"
-    )
+    if action.harness:
+        reason = f"agent mechanics ({action.harness.why})"
+    elif action.tool.name not in SHELL_TOOLS:
+        reason = (
+            f"agent mechanics (the agent's own tool `{action.tool.name}`, not a project command)"
+        )
+    elif _quota(action.result.text):
+        reason = "a service's quota or rate limit (the moment's account state, not the project)"
+    else:
+        reason = "a routine command (looking around or a throwaway script, not the project)"
     gist = snippets.clean(snippets.short_paths(snippets.undecorated(line)), 120)
     summary = snippets.fit(f"{_call(action)} failed with {gist}")
     return Candidate(

@@ -47,11 +47,11 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> Iterato
     stop = len(text) if end is None else end
     at = start
     while at < stop:
-        hi = min(_next_break(text, at), stop)
-        if hi <= at:
-            hi = stop
-        lead = _BULLET.match(text, at, hi)
+        lead = _BULLET.match(text, at, stop)  # a list marker ("1. ") is not a sentence
         lo = lead.end() if lead else at
+        hi = min(_next_break(text, lo), stop)
+        if hi <= lo:
+            hi = stop
         trimmed = hi
         while trimmed > lo and text[trimmed - 1].isspace():
             trimmed -= 1
@@ -79,7 +79,8 @@ def _sentence_end(text: str, at: int) -> int:
     while last > at and text[last - 1].isspace():
         last -= 1
     if text[last - 1 : last] == ":":  # "The root cause is:" — the point is what follows
-        hi = _next_break(text, hi + 1)
+        lead = _BULLET.match(text, hi + 1)  # past a list marker ("1. "), not at its dot
+        hi = _next_break(text, lead.end() if lead else hi + 1)
     return hi
 
 
@@ -184,15 +185,40 @@ def _blank(m: re.Match[str]) -> str:
     return " " * len(m.group())
 
 
-def shows_failure(output: str) -> bool:
-    """Whether a command's output says it failed (non-zero exit, failing tests, a compiler
-    error, a traceback, a prompt it stopped at), even when the tool did not flag an error."""
+def shows_failure(output: str) -> str:
+    """How a command's output says it failed, even when the tool did not flag an error:
+    "marked" (non-zero exit, failing tests, a compiler error, a traceback), "asked" (only a
+    prompt it may have stopped at), "" (it does not)."""
     view = quiet(_ends(output))
     low = view.lower()
     # Cheap gates first: most output has none of these words and needs no regex at all.
-    marked = any(word in low for word in _FAILURE_WORDS) and FAILURE_MARKERS.search(view)
-    asked = any(sign in low for sign in _PROMPT_SIGNS) and _PROMPT_LINE.search(view)
-    return bool(marked or asked)
+    if any(word in low for word in _FAILURE_WORDS) and FAILURE_MARKERS.search(view):
+        return "marked"
+    if any(sign in low for sign in _PROMPT_SIGNS) and _PROMPT_LINE.search(view):
+        return "asked"
+    return ""
+
+
+def ends_at_prompt(output: str) -> bool:
+    """Whether the command stopped at a prompt it printed: at most two lines that say
+    something come after the last one, warnings and notices aside (a test that answered a
+    prompt goes on printing)."""
+    view = quiet(_ends(output))
+    prompts = list(_PROMPT_LINE.finditer(view))
+    if not prompts:
+        return False
+    last = prompts[-1]
+    after = [
+        line
+        for line in view[last.end() :].splitlines()
+        if line.strip() and not _ASIDE_LINE.match(line)
+    ]
+    return len(after) <= 2
+
+
+_ASIDE_LINE = re.compile(
+    r"(?i)^[ \t]*(?:npm[ \t]+warn|warn(?:ing)?\b|notice\b|\(node:\d+\)|hint\b)"
+)
 
 
 _FAILURE_WORDS = ("error", "fail", "traceback", "exit ", "fatal", "timed out", "err!", "err_")
@@ -444,6 +470,14 @@ def _cut(text: str, limit: int) -> str:
     return (head[:space] if space > limit // 2 else head).rstrip(" ,;:—–-(")
 
 
+def clause_cut(text: str, limit: int) -> str:
+    """`text` cut to at most `limit` characters where a clause or a sentence ends (with
+    "…"), else where a word ends."""
+    if len(text) <= limit:
+        return text
+    return _cut(text, limit - 1).rstrip("…") + "…"
+
+
 def fit(summary: str) -> str:
     """At most SUMMARY_CHARS, ending as a sentence does, or cut where a clause or at least a
     word ends (with "…"): never inside a word or a code span."""
@@ -488,6 +522,10 @@ def inputs(tool: ToolUse) -> dict[str, str]:
     return fields
 
 
+#: A heredoc's body (the lines between `<<EOF` and `EOF`), for reading a command's steps.
+HEREDOC_BODY = re.compile(
+    r"(<<-?[ \t]*(['\"]?)([A-Za-z_]\w*)\2)[^\n]*\n.*?\n[ \t]*\3[ \t]*(?=\n|$)", re.S
+)
 _HEREDOC = re.compile(
     r"<<-?[ \t]*(['\"]?)([A-Za-z_]\w*)\1[^\n]*\n(?:.*?\n)??[ \t]*\2[ \t]*(?:\n|$)", re.S
 )
@@ -597,7 +635,7 @@ def program(command: str) -> str:
     head = words[0]
     if head.startswith("python") and "-m" in words[1:-1]:
         return f"{head} -m {words[words.index('-m') + 1]}"
-    args = _positional(words[1:])
+    args = positional(words[1:])
     if head in RUNNERS and args:
         family = [head, args[0]]
         if args[0] in _RUN_WORDS and len(args) > 1:
@@ -611,7 +649,7 @@ def program(command: str) -> str:
 _SUBCOMMAND = re.compile(r"[a-z][a-z0-9-]{1,24}")
 
 
-def _positional(words: Sequence[str]) -> list[str]:
+def positional(words: Sequence[str]) -> list[str]:
     """The words that are not options, nor the value of a one-letter option (`-n api`)."""
     out: list[str] = []
     skip = False
@@ -660,12 +698,30 @@ def edit_gist(tool: ToolUse) -> str:
     gone = [x for x in old_lines if x not in new_lines]
     came = [x for x in new_lines if x not in old_lines]
     if gone and came:
-        return f"{_quoted(gone[0])} → {_quoted(came[0])}"
+        # The first changed line that is code (an assignment, then a call or a bracket),
+        # not a comment or a docstring's prose.
+        pairs = list(zip(gone, came, strict=False))
+        pair = next(
+            (p for rank in (1, 2) for p in pairs if _code_rank(p[1]) == rank), (gone[0], came[0])
+        )
+        return f"{_quoted(pair[0])} → {_quoted(pair[1])}"
     if gone:
         return f"removed {_quoted(gone[0])}"
     if came:
         return f"added {_quoted(came[0])}"
     return "edited it"
+
+
+_COMMENT = re.compile(r"^(?:#|//|/\*|\*|--|;|\"\"\"|\'\'\'|<!--)")
+
+
+def _code_rank(line: str) -> int:
+    """1 for an assignment, 2 for a call or a bracket, 0 for prose or a comment."""
+    if _COMMENT.match(line):
+        return 0
+    if re.search(r"[^=!<>]=[^=]", line):
+        return 1
+    return 2 if re.search(r"[(){}\[\];]", line) else 0
 
 
 def _quoted(line: str) -> str:

@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 from store.ingest import bar, snippets
 from store.ingest.candidates import Candidate
 from store.ingest.redact import redact
-from store.models import TranscriptMessage
+from store.models import ToolUse, TranscriptMessage
 
 #: Phrases per node type (each in one type only), matched case-insensitively on word
 #: boundaries, any run of whitespace between words, `'` also matching `’`. A phrase right after
@@ -320,12 +320,32 @@ def corrections(streams: Sequence[Sequence[TranscriptMessage]]) -> list[Candidat
                 continue
             declined = _declined(messages, before, pos)
             if declined or CORRECTION.match(m.text):
-                found.append(_correction(m, stream, pos, declined))
+                call = _last_call(messages, pos)
+                found.append(_correction(m, stream, pos, declined, call))
                 if declined and _asks(m.text):
                     found[-1] = replace(
                         found[-1], routine="the user asked a question, not for another way"
                     )
+                elif call is not None and call.name in _ASKING_TOOLS:
+                    found[-1] = replace(
+                        found[-1], routine="the user answered the agent's question in words"
+                    )
     return found
+
+
+#: Tools with which the agent asks the user something: declining one is answering it.
+_ASKING_TOOLS = frozenset({"AskUserQuestion"})
+
+
+def _last_call(messages: Sequence[TranscriptMessage], pos: int) -> ToolUse | None:
+    """The agent's last tool call before the user's message at `pos` (in this turn)."""
+    for back in range(pos - 1, max(-1, pos - 12), -1):
+        prior = messages[back]
+        if is_prompt(prior):
+            return None
+        if prior.tool_uses:
+            return prior.tool_uses[-1]
+    return None
 
 
 #: A user's message that asks rather than redirects ("Explain the considerations …", "Is
@@ -364,13 +384,26 @@ def _declined(messages: Sequence[TranscriptMessage], since: int, pos: int) -> bo
     ) or any("[Request interrupted" in message.text for message in window)
 
 
-def _correction(m: TranscriptMessage, stream: int, pos: int, declined: bool) -> Candidate:
+def _correction(
+    m: TranscriptMessage, stream: int, pos: int, declined: bool, call: ToolUse | None
+) -> Candidate:
     text = m.text.strip()
     span = next(snippets.sentence_spans(text), (0, len(text)))
     lo, hi = span
     start = m.text.find(text)
-    words = snippets.clean(text[lo:hi] if hi - lo > 20 else text, 170)
-    lead = "The user declined the agent's call" if declined else "The user corrected the agent"
+    words = snippets.clean(text[lo:hi] if hi - lo > 20 else text, 200)
+    if len(words) >= 200:  # cut where a clause ends, never inside a word
+        words = snippets.clause_cut(words, 200)
+    # What the user answered: the call they declined, or the one they corrected.
+    what = snippets.describe(call) if call is not None else ""
+    if declined:
+        lead = f"The user declined {what}" if what else "The user declined the agent's call"
+    else:
+        lead = (
+            f"After {what}, the user corrected the agent"
+            if what
+            else ("The user corrected the agent")
+        )
     summary = snippets.fit(f'{lead}: "{words}"')
     evidence = m.text[start + lo : start + hi] if hi - lo > 20 else m.text.strip()[:400]
     return Candidate(
@@ -448,12 +481,20 @@ def _with_lists(sentences: list[str]) -> list[str]:
     out: list[str] = []
     for i, sentence in enumerate(sentences):
         if sentence.rstrip(" *_").endswith(":") and i + 1 < len(sentences):
-            items = [x.strip() for x in sentences[i + 1 : i + 4] if not _heading(x)]
+            items = [
+                _ITEM_LABEL.sub("", x.strip()).rstrip(".;")
+                for x in sentences[i + 1 : i + 4]
+                if not _heading(x)
+            ]
             if items:
                 out.append(sentence.rstrip(" *_") + " " + "; ".join(items))
                 continue
         out.append(sentence)
     return out
+
+
+#: The label in front of a list item ("**Missing scripts**: …"): the item says it again.
+_ITEM_LABEL = re.compile(r"^\*{0,2}[A-Za-z][\w '/-]{1,40}\*{0,2}:\*{0,2}\s+(?=\S)")
 
 
 def _most_informative(sentences: Sequence[str]) -> tuple[str, str]:
@@ -515,7 +556,15 @@ def clause(sentence: str) -> str:
         clause = clause[label.end() :]  # "Key fix in this session: …", "Root cause: …"
     if clause.startswith("(") and clause.count("(") > clause.count(")"):
         clause = clause[1:].lstrip()  # an aside opened in the sentence and closed later
+    joined = _JOINED.match(clause)
+    if joined and len(clause) > joined.end() + 20:
+        clause = clause[joined.end() :]  # "So in `x`, …": the link to the sentence before
+        clause = clause[:1].upper() + clause[1:] if clause[:1].islower() else clause
     return clause
+
+
+#: A conjunction that ties a sentence to the one before it.
+_JOINED = re.compile(r"^(?:so|and|but|thus|hence|therefore)\b,?\s+", re.IGNORECASE)
 
 
 def _capital(text: str) -> str:

@@ -46,6 +46,7 @@ def hostile_session(folder: Path, index: int, session_id: str) -> None:
         f"FAILED tests/integration/test_pay.py - TimeoutError: pool exhausted {HOSTILE}",
         is_error=True,
     )
+    t.say(f"The pool is exhausted because the `db` fixture never closes its session{HOSTILE}.")
     t.say(
         "That didn't work, same error. Let's try a different approach: instead of raising "
         f"the pool size, close sessions in the fixture teardown{HOSTILE}."

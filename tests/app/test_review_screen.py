@@ -93,7 +93,7 @@ async def test_opens_on_the_queue_with_the_first_node_and_the_counts(
     assert isinstance(pilot.app.screen, ReviewScreen)
     assert table(pilot).has_focus
     expected = pending_ids(demo_library)
-    assert len(expected) > 20
+    assert len(expected) > 10
     assert ids(pilot) == expected
     assert shown(pilot) == demo_library.node(expected[0])
     detail = pilot.app.screen.query_one(NodeDetailView)
@@ -226,16 +226,17 @@ async def test_marked_nodes_are_decided_together(pilot: Pilot[int], demo_library
 
 
 async def test_select_all_visible_then_reject(pilot: Pilot[int], demo_library: Library) -> None:
-    await pilot.press("f")  # the first node type
+    await pilot.press("f", "f", "f")  # the third node type (DISCOVERY)
     await settle(pilot)
-    hypotheses = [n.node_id for n in demo_library.nodes(status="pending", type_="HYPOTHESIS")]
-    assert ids(pilot) == hypotheses
+    found = [n.node_id for n in demo_library.nodes(status="pending", type_="DISCOVERY")]
+    assert found
+    assert ids(pilot) == found
     await pilot.press("ctrl+a", "x")
     await settle(pilot)
     await answer(pilot, "")  # the reason is optional
     assert ids(pilot) == []
-    assert {demo_library.node(i).status for i in hypotheses} == {"rejected"}
-    assert len([e for e in demo_library.audit() if e.node_id in hypotheses]) == len(hypotheses)
+    assert {demo_library.node(i).status for i in found} == {"rejected"}
+    assert len([e for e in demo_library.audit() if e.node_id in found]) == len(found)
     assert shown(pilot) is None
     assert "No node matches the filters." in str(table(pilot).render_line(1).text)
 
@@ -263,9 +264,11 @@ async def test_error_text_is_never_markup(
 
 async def test_filters_and_order(pilot: Pilot[int], demo_library: Library) -> None:
     await pilot.press("slash")
-    await paste(pilot, "pool")
+    await paste(pilot, "kubectl")
     await settle(pilot)
-    assert ids(pilot) == [n.node_id for n in demo_library.nodes(status="pending", text="pool")]
+    assert ids(pilot) == [
+        n.node_id for n in demo_library.nodes(status="pending", text="kubectl", order="best")
+    ]
     assert 0 < len(ids(pilot)) < len(pending_ids(demo_library))
     await pilot.press("escape", "enter")  # clear the filter, back to the list
     await settle(pilot)

@@ -522,8 +522,12 @@ def test_progress_subagent_yields_a_dead_end_and_its_solution(project: Path) -> 
 
     session = parsed(progress_session(project / f"{SID}.jsonl", subagent_thread()))
     found = extract_warm(session)
-    kept = {n.type: n for n in found.nodes if n.strategy == "episode" and not n.suppressed}
+    kept = {n.type: n for n in found.nodes if n.strategy == "episode"}
     dead_end, solution = kept["DEAD_END"], kept["SOLUTION"]
+    # The thread states no cause for the failure (the precision bar keeps the dead end out
+    # of the queue); what fixed it is a lesson.
+    assert dead_end.suppressed == "a failure with no stated cause: its error alone is not a lesson"
+    assert not solution.suppressed
     # the failing call and its result, then the edit and the run that passed: real lines
     assert (dead_end.file, dead_end.line_start, dead_end.line_end) == (f"{SID}.jsonl", 4, 6)
     assert "discount is not a function" in dead_end.evidence

@@ -160,6 +160,8 @@ def test_evidence_is_the_triggering_sentence_and_the_summary_its_finding() -> No
 
 def test_the_finding_is_cut_from_its_opener_and_may_come_a_sentence_later() -> None:
     t = Transcript()
+    t.run("Bash", "settings.py:4: POOL = int(os.environ['DB_POOL_SIZE'])",
+          command="grep -n POOL settings.py")  # fmt: skip
     t.say(
         "Ah, I see! Let me look closer. I can see that `settings.py` reads `DB_POOL_SIZE`"
         " before `.env` is loaded, so the override never applies."
@@ -173,11 +175,16 @@ def test_the_finding_is_cut_from_its_opener_and_may_come_a_sentence_later() -> N
 
 def test_one_sentence_read_as_two_types_is_one_node_of_the_most_telling_type() -> None:
     t = Transcript()
-    t.say("Looking at `export.py`, I notice that `export_all` starts every merchant at once.")
+    t.run("Bash", "export.py:12: def export_all(merchants):\nexport.py:14:  asyncio.gather(",
+          command="grep -n export_all export.py")  # fmt: skip
+    t.say("Looking at `export.py`, I notice that `export_all` starts every merchant at once"
+          " through `asyncio.gather`, so the pool runs dry.")  # fmt: skip
     result = t.extract()
     (kept,) = pending(result)
     assert kept.type == "DISCOVERY"
-    assert kept.summary == "`export_all` starts every merchant at once."
+    assert kept.summary == (
+        "`export_all` starts every merchant at once through `asyncio.gather`, so the pool runs dry."
+    )
     twin = only(result, "INVESTIGATION")
     assert twin.suppressed  # a look around (or the same finding again): kept out
 
@@ -219,11 +226,14 @@ def test_narration_and_vague_statements_are_suppressed_with_a_reason(
 
 def test_a_specific_fact_passes_with_its_informativeness() -> None:
     t = Transcript()
-    t.say("It turns out `pg_stat_statements` is only installed in the `payments` database.")
+    query = 'psql "$PAYMENTS_URL" -c "SELECT extname, extversion FROM pg_extension"'
+    t.run("Bash", " extname | extversion\n pg_stat_statements | 1.10\n(1 row)", command=query)
+    t.say("It turns out `pg_stat_statements` 1.10 is only installed in the `payments` database,"
+          " because `CREATE EXTENSION` ran there.")  # fmt: skip
     (node,) = pending(t.extract())
     assert node.type == "DISCOVERY"
-    assert node.informativeness >= 0.35
-    assert node.summary.startswith("`pg_stat_statements` is only installed")
+    assert node.informativeness >= 0.7
+    assert node.summary.startswith("`pg_stat_statements` 1.10 is only installed")
 
 
 # --------------------------------------------------------------------------- episodes
@@ -256,6 +266,34 @@ def test_a_failure_and_what_fixed_it_are_a_dead_end_and_a_solution() -> None:
     assert dead.summary == (
         "`pytest tests/api` fails with ImportError: cannot import name 'Client' from 'api'."
     )
+    # An error with no stated cause is no lesson on its own (the precision bar); what fixed
+    # it is.
+    assert dead.suppressed == "a failure with no stated cause: its error alone is not a lesson"
+    assert not fix.suppressed
+    assert [(e.source, e.target, e.type) for e in result.edges] == [(dead.key, fix.key, "resolved")]
+    assert dead.key == "warm:episode:main.jsonl:1-4:DEAD_END"
+
+
+def test_a_failure_with_its_stated_cause_is_a_dead_end() -> None:
+    t = Transcript()
+    t.run("Bash", IMPORT_ERROR, error=True, command="pytest tests/api")
+    t.say("`api/__init__.py` exports `HttpClient` only, because the 2.0 rename dropped `Client`.")
+    t.run(
+        "Edit",
+        "The file /app/src/api/__init__.py has been updated.",
+        file_path="/app/src/api/__init__.py",
+        old_string="from .client import HttpClient",
+        new_string="from .client import HttpClient as Client",
+    )
+    t.run(
+        "Bash", "collected 3 items\n\n===== 3 passed in 0.12s =====\n", command="pytest tests/api"
+    )
+    result = t.extract()
+    dead, fix = only(result, "DEAD_END"), only(result, "SOLUTION")
+    assert dead.summary == (
+        "`pytest tests/api` fails with ImportError: cannot import name 'Client' from 'api' —"
+        " `api/__init__.py` exports `HttpClient` only, because the 2.0 rename dropped `Client`."
+    )
     assert dead.evidence == "ImportError: cannot import name 'Client' from 'api'"
     assert fix.summary.startswith(
         "`pytest tests/api` succeeds after editing `__init__.py` (`from .client import"
@@ -263,8 +301,6 @@ def test_a_failure_and_what_fixed_it_are_a_dead_end_and_a_solution() -> None:
     )
     assert not dead.suppressed
     assert not fix.suppressed
-    assert [(e.source, e.target, e.type) for e in result.edges] == [(dead.key, fix.key, "resolved")]
-    assert dead.key == "warm:episode:main.jsonl:1-4:DEAD_END"
 
 
 def test_a_solution_names_the_flags_that_changed_and_what_feeds_the_command() -> None:
@@ -332,7 +368,7 @@ def test_a_different_command_succeeding_closes_nothing() -> None:
     t.run("Bash", "ok", command="make test")
     result = t.extract()
     assert of_type(result, "SOLUTION") == []
-    assert [n.type for n in pending(result)] == ["DEAD_END"]
+    assert [n.type for n in result.nodes] == ["DEAD_END"]
 
 
 def test_a_rerun_with_nothing_changed_is_no_solution() -> None:
@@ -373,7 +409,7 @@ def test_output_that_shows_a_failure_counts_without_is_error() -> None:
     t.run("Bash", "===== 2 failed, 10 passed in 3.2s =====", command="pytest tests")
     t.run("Bash", "FAILED x", command="gh run view 42 --log-failed | grep FAILED")
     result = t.extract()
-    (dead,) = pending(result)
+    (dead,) = result.nodes
     assert dead.summary.startswith("`pytest tests` fails with")
 
 
@@ -433,8 +469,9 @@ def test_a_user_correction_after_an_action_is_a_pivot() -> None:
     t.run("Edit", "updated", file_path="/app/client.py", old_string="a", new_string="b")
     prompt(t, "Don't retry POST /charges: it is not idempotent, use the `Idempotency-Key` header.")
     pivot = only(t.extract(), "PIVOT")
-    assert pivot.summary.startswith("The user corrected the agent:")
+    assert pivot.summary.startswith("After Edit of `/app/client.py`, the user corrected the agent:")
     assert "Idempotency-Key" in pivot.summary
+    assert not pivot.suppressed
 
 
 def test_an_announced_pivot_needs_a_failure_before_it() -> None:
@@ -446,8 +483,12 @@ def test_an_announced_pivot_needs_a_failure_before_it() -> None:
 
 def test_a_hypothesis_a_later_finding_settles_is_not_kept() -> None:
     t = Transcript()
-    t.say("Maybe `refund_number_seq` is reset by the `db` fixture.")
-    t.say("It turns out `refund_number_seq` is shared by all four xdist workers.")
+    t.say("Maybe `refund_number_seq` is reset by the `db` fixture, so `issue_refund` skips one.")
+    prompt(t, "Go on.")
+    t.run("Bash", "refund_number_seq | 2315 | gw0 gw1 gw2 gw3",
+          command="psql -c 'SELECT * FROM refund_number_seq'")  # fmt: skip
+    t.say("It turns out `refund_number_seq` is shared by all four `pytest-xdist` workers,"
+          " because they run against one database.")  # fmt: skip
     result = t.extract()
     settled = only(result, "HYPOTHESIS").suppressed
     assert settled == "settled later in the session (confirmed or ruled out)"
@@ -456,21 +497,29 @@ def test_a_hypothesis_a_later_finding_settles_is_not_kept() -> None:
 
 def test_a_claimed_fix_the_user_says_still_fails_is_not_a_solution() -> None:
     t = Transcript()
-    t.say("The fix is to set `SESSION_COOKIE_SECURE = False` in `settings/dev.py`.")
+    t.run("Bash", "settings/dev.py:9: SESSION_COOKIE_SECURE = True",
+          command="grep -rn SECURE settings")  # fmt: skip
+    t.say("The fix is to set `SESSION_COOKIE_SECURE = False` in `settings/dev.py`, because"
+          " the dev server has no TLS.")  # fmt: skip
     prompt(t, "It still fails with the same CSRF error in the browser.")
     assert only(t.extract(), "SOLUTION").suppressed.startswith("the user's next message")
 
 
 def test_a_discovery_the_tool_output_bears_out_gets_more_confidence() -> None:
-    said = "The problem is that the readiness probe on `/healthz` returns 503 for the new pods."
+    said = (
+        "The problem is that the readiness probe on `/healthz` returns 503 for the new pods,"
+        " because `READINESS_DEPS` lists `ledger-grpc`."
+    )
     alone, confirmed = Transcript(), Transcript()
     alone.run("Bash", "NAME READY\napi-6d9 1/1", command="kubectl get pods")
     confirmed.run("Bash", "api-6d9 0/1 readiness: GET /healthz 503", command="kubectl get pods")
     for t in (alone, confirmed):
         t.say(said)
     plain, borne_out = only(alone.extract(), "DISCOVERY"), only(confirmed.extract(), "DISCOVERY")
-    assert plain.confidence == 0.65
-    assert borne_out.confidence == 0.70
+    # Nothing the first one names was in the output: the precision bar keeps it out.
+    assert plain.suppressed == "nothing it names appears in the session's tool output before it"
+    assert (plain.confidence, borne_out.confidence) == (0.65, 0.70)
+    assert not borne_out.suppressed
     assert borne_out.informativeness > plain.informativeness
 
 
@@ -479,16 +528,20 @@ def test_a_discovery_the_tool_output_bears_out_gets_more_confidence() -> None:
 
 def test_corroboration_adds_005_to_the_higher_confidence() -> None:
     t = Transcript()
-    t.say("The fix was to pin `httpx` below 0.28.")  # conclusion 0.65, keyword "the fix" 0.45
+    t.run("Bash", "Name: httpx\nVersion: 0.28.1", command="pip show httpx")
+    # conclusion 0.65, keyword "the fix" 0.45: one node, 0.70
+    t.say("The fix was to pin `httpx` below 0.28, because `httpx` 0.28 dropped `proxies`.")
     (node,) = t.extract().nodes
     assert (node.type, node.confidence, node.strategy) == ("SOLUTION", 0.70, "conclusion")
-    assert node.key == "warm:conclusion:main.jsonl:1-2:SOLUTION"
+    assert node.key == "warm:conclusion:main.jsonl:5-6:SOLUTION"
 
 
 def test_corroboration_is_capped_at_075() -> None:
     t = Transcript()
+    t.run("Bash", "cache.py:7: key = f'{path}:{user}'", command="grep -n key cache.py")
     # Five DISCOVERY phrases (0.70) and an explicit conclusion (0.65): one node, 0.75.
-    t.say("It turns out I found the root cause: interesting, the culprit is `cache.py`.")
+    t.say("It turns out I found the root cause: interesting, the culprit is `cache.py`, whose"
+          " `cache_key()` ignores `LANG`.")  # fmt: skip
     (node,) = of_type(t.extract(), "DISCOVERY")
     assert node.confidence == 0.75
 
@@ -797,7 +850,7 @@ def test_version_control_bookkeeping_is_routine_but_commit_hooks_are_not() -> No
           " format' to fix.", error=True, command='git commit -m "feat: x"')  # fmt: skip
     push, commit = of_type(t.extract(), "DEAD_END")
     assert push.suppressed.startswith("a routine command")
-    assert not commit.suppressed
+    assert not commit.suppressed.startswith("a routine command")  # the project's own hook
     assert "Pre-commit validation failed" in commit.summary
 
 
@@ -847,9 +900,13 @@ def test_a_list_is_read_with_the_sentence_that_introduces_it() -> None:
 
 def test_a_wrap_up_that_restates_the_session_is_kept_out() -> None:
     t = Transcript()
-    t.say("I found that `refund_number_seq` is shared by all four xdist workers.")
+    t.run("Bash", "refund_number_seq | 2315 | gw0 gw1 gw2 gw3",
+          command="psql -c 'SELECT * FROM refund_number_seq'")  # fmt: skip
+    t.say("I found that `refund_number_seq` is shared by all four `pytest-xdist` workers,"
+          " because they run against one database.")  # fmt: skip
     t.say(
-        "**Root cause.** It turns out `refund_number_seq` is shared by all four xdist workers."
+        "**Root cause.** It turns out `refund_number_seq` is shared by all four `pytest-xdist`"
+        " workers, because they run against one database."
         "\n\n**Fixed.** The test no longer assumes consecutive numbers."
     )
     first, again = of_type(t.extract(), "DISCOVERY")
@@ -860,7 +917,13 @@ def test_a_wrap_up_that_restates_the_session_is_kept_out() -> None:
 def test_an_investigation_must_name_the_command_and_what_it_showed() -> None:
     t = Transcript()
     t.say("Looking into the export module for the slow path.")
-    t.say("Investigating with `EXPLAIN (ANALYZE, BUFFERS)` showed 2.1M rows removed by the filter.")
+    t.run(
+        "Bash",
+        "Seq Scan on orders (rows=12) Rows Removed by Filter: 2100000",
+        command='psql -c "EXPLAIN (ANALYZE, BUFFERS) SELECT * FROM orders WHERE region = 1"',
+    )
+    t.say("Investigating with `EXPLAIN (ANALYZE, BUFFERS)` showed 2.1M rows of `orders` removed"
+          " by the filter, because `region` has no index.")  # fmt: skip
     vague, method = of_type(t.extract(), "INVESTIGATION")
     assert vague.suppressed
     assert not method.suppressed

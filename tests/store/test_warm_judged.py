@@ -157,7 +157,7 @@ def test_a_failure_only_mentioned_later_as_intended_is_still_a_dead_end() -> Non
         command="alembic upgrade head",
     )
     t.say("The migration hangs on the lock. Next I'll set lock_timeout as intended by the runbook.")
-    assert not only(t.extract(), "DEAD_END").suppressed
+    assert not only(t.extract(), "DEAD_END").suppressed.startswith("a failure the agent wanted")
 
 
 def _new_test_fails_then_passes(t: Transcript, fixed_in: str) -> None:
@@ -174,14 +174,21 @@ def test_the_agents_own_new_test_expecting_the_wrong_thing_is_no_lesson() -> Non
     result = t.extract()
     dead, fix = only(result, "DEAD_END"), only(result, "SOLUTION")
     why = "the agent's own new test expected the wrong thing (it passed once the test changed)"
-    # the failure is no lesson; what the test had to say to pass may be (a fixture field)
-    assert (dead.suppressed, fix.suppressed) == (why, "")
+    # the failure is no lesson, and nor is what the test had to say to pass (the precision
+    # bar: the fix edits the test the session had just written)
+    assert (dead.suppressed, fix.suppressed) == (
+        why,
+        "it fixes code the session itself had written or edited (work in progress)",
+    )
 
 
-def test_a_new_test_that_failed_until_the_code_changed_is_a_lesson() -> None:
+def test_a_new_test_that_failed_until_the_code_changed_is_work_in_progress() -> None:
     t = Transcript()
     _new_test_fails_then_passes(t, "/w/lib/app_web/live/review_live.ex")
-    assert [n.suppressed for n in of_type(t.extract(), "DEAD_END")] == [""]
+    # The precision bar: the failure names the test the agent had just written.
+    assert [n.suppressed for n in of_type(t.extract(), "DEAD_END")] == [
+        "an error in code the session itself had written or edited (work in progress)"
+    ]
 
 
 def test_a_failure_that_said_what_to_run_and_running_it_teach_nothing() -> None:

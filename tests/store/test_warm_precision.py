@@ -1,0 +1,474 @@
+"""The precision-first bar (issue 11): a candidate reaches the pending queue only with a shape
+reviewers approve, proven by the session's structure. Each rule with a hand-written
+transcript fragment that fails without it; rules about transcript structure and language,
+never about a project's words."""
+
+from __future__ import annotations
+
+import pytest
+
+from store.ingest import shapes, snippets
+from store.ingest.episodes import _failed_step
+from store.models import ToolResult, ToolUse
+from tests.store.test_warm import Transcript, of_type, only, pending, prompt
+
+NO_CAUSE = "a failure with no stated cause: its error alone is not a lesson"
+FRESH = "an error in code the session itself had written or edited (work in progress)"
+
+
+# --------------------------------------------------------------------------- failures
+
+
+def test_a_failure_with_no_cause_is_no_lesson_on_its_own() -> None:
+    t = Transcript()
+    t.run("Bash", "E   KeyError: 'region'", error=True, command="pytest tests/api")
+    assert only(t.extract(), "DEAD_END").suppressed == NO_CAUSE
+
+
+def test_a_failure_whose_cause_the_agent_states_is_a_dead_end() -> None:
+    t = Transcript()
+    t.run("Bash", "E   KeyError: 'region'", error=True, command="pytest tests/api")
+    t.say("`settings.REGION` is only set in `.env.production`, so the test settings lack it.")
+    assert not only(t.extract(), "DEAD_END").suppressed
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        "Error: unknown flag: --disable-all",  # a flag the installed version does not have
+        "bash: sentry-cli: command not found",  # the tool is not installed
+        'exec: "curl": executable file not found in $PATH',
+        "Error: Failed to attach to process 14: Permission denied (os error 13)",
+        "error: Missing CLICKHOUSE_URL or CLICKHOUSE_HOST",  # a required variable
+        "error: Authentication credentials were not provided. (http status: 401)",
+    ],
+)
+def test_a_failure_the_tool_or_the_machine_refused_needs_no_cause(output: str) -> None:
+    t = Transcript()
+    t.run("Bash", output, error=True, command="tool run --disable-all ./...")
+    assert not only(t.extract(), "DEAD_END").suppressed
+
+
+def test_the_same_error_three_times_unresolved_is_a_dead_end() -> None:
+    once, thrice = Transcript(), Transcript()
+    for t, tries in ((once, 1), (thrice, 3)):
+        for _ in range(tries):
+            t.run("Bash", "[TypeError: generate is not a function]", error=True,
+                  command="npm run build")  # fmt: skip
+    assert only(once.extract(), "DEAD_END").suppressed == NO_CAUSE
+    assert not only(thrice.extract(), "DEAD_END").suppressed
+
+
+@pytest.mark.parametrize(
+    "gist",
+    [
+        "FAIL entire.io/cli/cmd/entire/cli/integration_test 21.909s",
+        'error: script "typecheck" exited with code 126',
+        "× should process a backlog item and set status to Done 2ms",
+    ],
+)
+def test_an_error_line_that_says_only_that_it_failed_needs_a_cause(gist: str) -> None:
+    assert shapes.bare_gist(gist)
+    t = Transcript()
+    for _ in range(3):  # not even persistence makes it a lesson
+        t.run("Bash", gist, error=True, command="make test")
+    assert only(t.extract(), "DEAD_END").suppressed.startswith("the error says only")
+
+
+def test_a_check_of_the_state_that_saw_the_problem_is_no_attempt() -> None:
+    t = Transcript()
+    t.run("Bash", "error: timed out waiting for the condition", error=True,
+          command="kubectl -n api rollout status deploy/api --timeout=10s")  # fmt: skip
+    t.say("The rollout is stuck at 2 of 6 because `maxUnavailable: 0` waits for a Ready pod.")
+    dead = only(t.extract(), "DEAD_END")
+    assert dead.suppressed.startswith("a check of the state that saw the problem")
+
+
+def test_a_name_the_agent_guessed_is_no_lesson_without_a_cause() -> None:
+    t = Transcript()
+    t.run("Bash", 'npm error Missing script: "lint"', error=True, command="npm run lint")
+    dead = only(t.extract(), "DEAD_END")
+    assert dead.suppressed.startswith("a name the agent guessed")
+
+
+def test_an_error_in_a_file_the_session_wrote_is_work_in_progress() -> None:
+    t = Transcript()
+    t.run("Write", "File created successfully", file_path="/w/cmd/debug.go", content="package x")
+    t.run("Bash", "cmd/debug.go:53:3: error is not nil (line 50) but it returns nil (nilerr)",
+          error=True, command="golangci-lint run ./...")  # fmt: skip
+    t.say("`debug.go` returns nil because the linter requires wrapping, which `nilerr` flags.")
+    assert only(t.extract(), "DEAD_END").suppressed == FRESH
+
+
+def test_a_failing_test_the_session_wrote_is_work_in_progress() -> None:
+    t = Transcript()
+    t.run("Edit", "updated", file_path="/w/resume_test.go", old_string="}",
+          new_string="func TestResume_UserConfirmsOverwrite(t *testing.T) {}")  # fmt: skip
+    output = "--- FAIL: TestResume_UserConfirmsOverwrite (21.90s)\nFAIL\tentire.io/cli 21.909s"
+    t.run("Bash", output, error=True, command="go test ./...")
+    t.say("The prompt never reaches the test because `huh` reads `/dev/tty` instead of stdin.")
+    assert only(t.extract(), "DEAD_END").suppressed == FRESH
+
+
+def test_a_missing_package_is_the_environment_even_in_fresh_code() -> None:
+    t = Transcript()
+    t.run("Write", "File created", file_path="/w/src/use.test.ts", content="import x")
+    t.run("Bash", "src/use.test.ts(6,33): error TS2307: Cannot find module '@testing-library/"
+          "react' or its corresponding type declarations.", error=True,
+          command="npx tsc --noEmit")  # fmt: skip
+    assert not only(t.extract(), "DEAD_END").suppressed
+
+
+def test_a_cause_that_is_the_agents_own_slip_explains_nothing() -> None:
+    slip = "I put the upgrade in the block but not the downgrade, because I missed it."
+    rule = "I put the upgrade in the block, and `DROP INDEX CONCURRENTLY` can't run in one."
+    assert not shapes.explains(slip)
+    assert shapes.explains(rule)
+
+
+def test_a_prompt_printed_by_a_command_that_went_on_is_no_failure() -> None:
+    answered = "Overwrite local logs? [y/N] n\n--- PASS: TestResume (0.4s)\nPASS\nok  \tcli\t0.9s"
+    stopped = "? Would you like to use Turbopack? › No / Yes\nnpm warn exec create-next-app"
+    t = Transcript()
+    t.run("Bash", answered, command="go test ./cli")
+    t.run("Bash", stopped, command="npx create-next-app@latest app")
+    (dead,) = of_type(t.extract(), "DEAD_END")
+    assert dead.summary.startswith("`npx create-next-app@latest app` stops at")
+
+
+def test_the_agents_own_tools_are_agent_mechanics() -> None:
+    t = Transcript()
+    t.run("mcp__browser__navigate", "The navigate tool did not respond in time.", error=True,
+          url="http://127.0.0.1:8199/")  # fmt: skip
+    dead = only(t.extract(), "DEAD_END")
+    assert dead.suppressed.startswith("agent mechanics (the agent's own tool")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "python3 <<'EOF'\nimport json\nprint(json.load(open('out.json'))[0])\nEOF",
+        "FILE=run.output\npython3 - <<EOF\nprint(1)\nEOF",
+        "cat out.json | python3 -",
+    ],
+)
+def test_a_script_the_agent_pipes_into_an_interpreter_is_a_throwaway(command: str) -> None:
+    t = Transcript()
+    t.run("Bash", "Traceback (most recent call last):\nKeyError: 0", error=True, command=command)
+    assert only(t.extract(), "DEAD_END").suppressed.startswith("a routine command")
+
+
+def test_any_grep_is_a_search_and_a_quota_is_no_lesson() -> None:
+    t = Transcript()
+    t.run("Bash", "mgrep: index not found for src", error=True, command='mgrep "2026.5.0" src')
+    t.run("Bash", "Error: 429 Too Many Requests: rate limit exceeded", error=True,
+          command="gh api repos/o/r/releases")  # fmt: skip
+    search, quota = of_type(t.extract(), "DEAD_END")
+    assert search.suppressed.startswith("a routine command")
+    assert quota.suppressed.startswith("a service's quota or rate limit")
+
+
+def test_a_line_of_several_steps_names_the_step_that_failed() -> None:
+    command = "git fetch origin pull/1/head 2>&1 | tail -3\necho ---\ngh pr view 1 --json merged"
+    assert _failed_step(command, 'Unknown JSON field: "merged"') == "gh pr view 1 --json merged"
+    assert _failed_step("make build && make test", "undefined: Foo") is None
+    t = Transcript()
+    t.run("Bash", 'Unknown JSON field: "merged"', error=True, command=command)
+    dead = only(t.extract(), "DEAD_END")
+    assert dead.summary.startswith("`gh pr view 1 --json merged` fails with")
+    t = Transcript()
+    t.run("Bash", "error: unknown flag: --fast", error=True, command="make build && make test")
+    assert only(t.extract(), "DEAD_END").suppressed.startswith("a command line of several steps")
+
+
+# --------------------------------------------------------------------------- solutions
+
+
+def _failed_then_passed(t: Transcript, before: str, after: str) -> None:
+    t.run("Bash", "error: unknown flag: --fast", error=True, command=before)
+    t.run("Bash", "ok", command=after)
+
+
+def test_a_retry_that_only_runs_less_fixed_nothing() -> None:
+    t = Transcript()
+    t.run("Bash", "FAIL tests/a.test.ts\n 2 failed", error=True, command="npx vitest run")
+    t.run("Bash", " 15 passed", command="npx vitest run tests/spec.test.ts")
+    fix = only(t.extract(), "SOLUTION")
+    assert fix.suppressed.startswith("the retry only ran a narrower")
+
+
+def test_a_retry_with_another_flag_is_a_solution() -> None:
+    t = Transcript()
+    _failed_then_passed(t, "make build --fast", "make build --quick")
+    assert not only(t.extract(), "SOLUTION").suppressed
+
+
+def test_a_fix_to_code_the_session_wrote_before_the_failure_is_no_solution() -> None:
+    t = Transcript()
+    t.run("Write", "File created", file_path="/w/app/pty.go", content="package app")
+    t.run("Bash", "undefined: creack\nFAIL", error=True, command="go build ./app")
+    t.run("Edit", "updated", file_path="/w/app/pty.go", old_string="a := 1", new_string="a := 2")
+    t.run("Bash", "ok", command="go build ./app")
+    fix = only(t.extract(), "SOLUTION")
+    assert fix.suppressed.startswith("it edits code the session itself had written")
+
+
+def test_a_whole_rewrite_says_nothing_concrete() -> None:
+    t = Transcript()
+    t.run("Bash", "E   KeyError: 'region'", error=True, command="pytest tests/api")
+    t.run("Write", "File written", file_path="/w/app/settings.py", content="REGION = 'eu'")
+    t.run("Bash", "3 passed", command="pytest tests/api")
+    fix = only(t.extract(), "SOLUTION")
+    assert fix.suppressed == "the only change rewrote a file whole: it says nothing concrete"
+
+
+def test_an_edits_gist_is_its_first_line_of_code_not_its_docstring() -> None:
+    t = Transcript()
+    t.run("Edit", "updated", file_path="/w/m.py",
+          old_string='"""Revises: 0187"""\nrevision = "0188"\ndown_revision = "0187"',
+          new_string='"""Revises: 0188"""\nrevision = "0189"\ndown_revision = "0188"')  # fmt: skip
+    edit = t.messages[0].tool_uses[0]
+    assert snippets.edit_gist(edit) == '`revision = "0188"` → `revision = "0189"`'
+
+
+# --------------------------------------------------------------------------- statements
+
+
+def _ran(t: Transcript, output: str) -> None:
+    t.run("Bash", output, command="make inspect")
+
+
+def test_a_statement_nothing_in_the_tool_output_bears_out_is_kept_out() -> None:
+    t = Transcript()
+    t.say("The root cause was that `complete_checkout` holds a pooled connection across"
+          " `capture()`, because the transaction stays open.")  # fmt: skip
+    node = only(t.extract(), "DISCOVERY")
+    assert node.suppressed == "nothing it names appears in the session's tool output before it"
+
+
+def test_a_conclusion_the_tool_output_bears_out_is_kept() -> None:
+    t = Transcript()
+    _ran(t, "Thread 14: capture (provider.py:40)\n  complete_checkout (service.py:88)")
+    t.say("The root cause was that `complete_checkout` holds a pooled connection across"
+          " `capture()`, because the transaction stays open.")  # fmt: skip
+    assert not only(t.extract(), "DISCOVERY").suppressed
+
+
+def test_a_statement_read_off_the_command_just_before_it_is_kept() -> None:
+    t = Transcript()
+    t.run("Bash", "READINESS_CHECK_DEPENDENCIES=postgres,redis,ledger-grpc",
+          command="kubectl -n api exec api-1 -- env")  # fmt: skip
+    t.say("I see `READINESS_CHECK_DEPENDENCIES` lists `ledger-grpc` in production, because"
+          " its probe waits on it.")  # fmt: skip
+    assert not only(t.extract(), "DISCOVERY").suppressed
+
+
+def test_a_confirmed_bug_read_off_a_run_is_kept() -> None:
+    t = Transcript()
+    t.run("Bash", "Traceback (most recent call last):\n  parse_slot_num\nOverflowError: cannot"
+          " convert float infinity to integer", error=True,
+          command="python3 -c 'parse_slot_num(float(\"inf\"))'")  # fmt: skip
+    t.say("Confirmed: `parse_slot_num(float('inf'))` raises `OverflowError` because `int()`"
+          " rejects infinity.")  # fmt: skip
+    assert not only(t.extract(), "DISCOVERY").suppressed
+
+
+def test_a_note_made_while_reading_code_is_no_finding() -> None:
+    t = Transcript()
+    t.run("Read", "func dispatchStage() { runLocalStage() }", file_path="/w/dispatch.go")
+    t.say("For local stages, `dispatchStage` calls `runLocalStage` instead of"
+          " `runSandboxedStage`, because `isLocal` is set.")  # fmt: skip
+    node = only(t.extract(), "DISCOVERY")
+    assert node.suppressed == "neither a conclusion nor read off a command's output"
+
+
+def test_why_a_failing_command_now_passes_is_a_finding() -> None:
+    t = Transcript()
+    t.run("Bash", "--- FAIL: TestResume (21.9s)", error=True, command="go test ./cli")
+    t.run("Bash", "--- PASS: TestResume (0.4s)\nok", command="go test ./cli")
+    t.say("Both tests pass! The `ACCESSIBLE=1` mode makes huh read from stdin instead of"
+          " opening `/dev/tty` directly.")  # fmt: skip
+    assert [n.type for n in pending(t.extract())] == ["DISCOVERY"]
+
+
+def test_a_statement_about_the_code_the_agent_is_changing_is_work_in_progress() -> None:
+    t = Transcript()
+    t.run("Edit", "updated", file_path="/w/meta.go", old_string="SessionCount int",
+          new_string="")  # fmt: skip
+    t.run("Bash", "meta.go:40: SessionCount: count,", command="grep -n SessionCount meta.go")
+    t.say("I notice that the `ReadCommitted` function still sets `SessionCount` on"
+          " `CommittedMetadata`, because it was not updated.")  # fmt: skip
+    node = only(t.extract(), "DISCOVERY")
+    assert node.suppressed == "about code the agent is changing (its work in progress)"
+
+
+@pytest.mark.parametrize(
+    ("sentence", "why"),
+    [
+        ("12 of the pod's 15 API connections are idle in transaction.", "points at"),
+        ("The two test-file references to `2026.5.0` are commentary.", "points at"),
+        ("The output shows it found `debug.go` and `root.go`.", "names nothing"),
+        ("A critical syntax error on line 222 of `pr.py`.", "no subject and verb"),
+        ("The root cause was the same recurring problem as `perf/load`.", "points at"),
+    ],
+)
+def test_a_subject_must_name_what_the_sentence_is_about(sentence: str, why: str) -> None:
+    assert why in shapes.self_contained(sentence)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The `ACCESSIBLE=1` mode makes huh read from stdin instead of `/dev/tty`.",
+        "The root cause was that `complete_checkout` holds a pooled connection.",
+        "The root cause was the configuration shipped with 3.9.0, not the code.",
+        "When `initializeSession` creates a session, it doesn't calculate attribution.",
+        "The Matter SDK exposes three exception hierarchies.",
+    ],
+)
+def test_a_subject_that_names_something_stands_alone(sentence: str) -> None:
+    assert shapes.self_contained(sentence) == ""
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Now update `chkit.ts` to import from `global-flags.ts` instead.",
+        "`async_set_user`: added an orphan guard for `credential_exists`.",
+        "A node reconnect now resets the backoff at the `30s` cadence.",
+        "Since `SessionCount` is being removed, we need to change the signature.",
+        "Only `requirements_dev.txt` and `requirements_test.txt` need to change.",
+        "`readCheckpointMetadata` is unused now because the tests were removed.",
+    ],
+)
+def test_a_change_made_or_planned_is_no_finding(sentence: str) -> None:
+    assert shapes.describes_change(sentence)
+
+
+def test_the_agents_own_tooling_is_no_finding() -> None:
+    assert shapes.about_agent("The `code-review` skill prescribes an 8-step workflow per PR.")
+    assert not shapes.about_agent("`AGENTS.md` says tests run with `pytest -n 4`.")
+
+
+def test_a_hedged_statement_typed_as_a_finding_is_kept_out() -> None:
+    t = Transcript()
+    _ran(t, "db fixture: engine=payments_test")
+    # what a document says (a CONTEXT_LOAD), stated with a hedge the type does not show
+    t.say("According to the notes, the `db` fixture may hold a connection from the"
+          " `payments_test` engine, so the count is off.")  # fmt: skip
+    node = only(t.extract(), "CONTEXT_LOAD")
+    assert node.suppressed == "a guess stated as a finding (hedged)"
+
+
+def test_a_short_statement_carries_too_little_information() -> None:
+    t = Transcript()
+    _ran(t, "branch: horizon/POLY-40")
+    t.say("It turns out `horizon/POLY-40` is the branch checked out for the ticket work today.")
+    node = only(t.extract(), "DISCOVERY")
+    assert node.suppressed.startswith("too little information for a statement")
+
+
+def test_a_garbled_summary_is_kept_out() -> None:
+    assert shapes.garbled("https:/253 — using their template with the `.d.ts` evidence")
+    assert shapes.garbled("`parse_tag` strips whitespace after `lcm:<slot>:`, and `(.")
+    assert not shapes.garbled("`parse_tag` strips whitespace after `lcm:<slot>:`.")
+
+
+def test_a_subagents_report_is_its_conclusion() -> None:
+    t = Transcript()
+    read = ToolUse("toolu_r", "Read", '{"file_path":"/w/package.json"}')
+    t.add("", file="agent-a.jsonl", agent_id="a", kind="tool_use", tool_uses=(read,))
+    shown = '"next": "15.5.2",\n"react": "19.1.0"'
+    t.add(shown, file="agent-a.jsonl", agent_id="a", role="user", kind="tool_result",
+          tool_results=(ToolResult("toolu_r", shown, False),))  # fmt: skip
+    report = (
+        "**Differences from CLAUDE.md:**\n1. **Versions**: `next` upgraded to v15.5.2 and"
+        " `react` to v19.1.0\n2. **Scripts**: no `type-check` script in `package.json`"
+    )
+    t.add(report, file="agent-a.jsonl", agent_id="a")
+    t.run("Task", report, prompt="Compare package.json with CLAUDE.md")
+    node = only(t.extract(), "DISCOVERY")
+    assert not node.suppressed
+    assert node.summary.startswith("Differences from CLAUDE.md: `next` upgraded to v15.5.2")
+    assert "Versions:" not in node.summary  # the items' labels are cut
+
+
+def test_a_subagents_tour_of_the_code_is_no_finding() -> None:
+    assert shapes.reports_finding("Found 6 places where `any` enters `src/checkout`")
+    assert shapes.reports_finding("`next` 15.5.2 differs from the documented 14")
+    assert not shapes.reports_finding("`src/config.ts` loads `.env` through `dotenv` at start")
+
+
+def test_a_guess_the_agent_went_on_to_check_stays_a_guess() -> None:
+    t = Transcript()
+    t.say("Maybe `pool_size=5` in `settings.py` is too small for the 8 `xdist` workers, so"
+          " the pool runs dry.")  # fmt: skip
+    t.run("Bash", "pool_size=5", command="grep -n pool_size settings.py")
+    t.say("Okay.")
+    guess = only(t.extract(), "HYPOTHESIS")
+    assert guess.suppressed == "a guess the agent went on to check (it stays open)"
+
+
+def test_a_sentence_tied_to_the_one_before_it_loses_the_tie() -> None:
+    from store.ingest.statements import clause
+
+    assert clause("So in `a.py` and `b.py`, the `InvalidState` error escapes.") == (
+        "In `a.py` and `b.py`, the `InvalidState` error escapes."
+    )
+
+
+# --------------------------------------------------------------------------- corrections
+
+
+def test_a_correction_needs_a_reason_or_a_rule() -> None:
+    t = Transcript()
+    t.run("Edit", "The user doesn't want to proceed with this tool use.", error=True,
+          file_path="/w/a.py", old_string="a", new_string="b")  # fmt: skip
+    prompt(t, "read/write would be awesome.")
+    t.run("Edit", "The user doesn't want to proceed with this tool use.", error=True,
+          file_path="/w/b.py", old_string="a", new_string="b")  # fmt: skip
+    prompt(t, "Don't touch `b.py`: the generated client is overwritten by `make gen`, edit the"
+              " template in `gen/` instead.")  # fmt: skip
+    vague, rule = of_type(t.extract(), "PIVOT")
+    assert vague.suppressed.startswith("a correction")
+    assert not rule.suppressed
+    assert rule.summary.startswith("The user declined Edit of `/w/b.py`:")
+
+
+def test_declining_the_agents_question_is_answering_it() -> None:
+    t = Transcript()
+    t.run("AskUserQuestion", "The user doesn't want to proceed with this tool use.",
+          error=True, questions="Which approach?")  # fmt: skip
+    prompt(t, "Don't use polling: the server pushes `node_removed` events, so subscribe instead.")
+    pivot = only(t.extract(), "PIVOT")
+    assert pivot.suppressed == "the user answered the agent's question in words"
+
+
+# --------------------------------------------------------------------------- forks
+
+
+def test_a_file_written_beside_one_that_could_not_be_written_is_a_pivot() -> None:
+    t = Transcript()
+    refused = "<tool_use_error>File has not been read yet. Read it first.</tool_use_error>"
+    for tool in ("Write", "Edit"):
+        t.run(tool, refused, error=True, file_path="/w/src/hooks/useTodos.ts", content="x",
+              old_string="a", new_string="b")  # fmt: skip
+    t.run("Write", "File created", file_path="/w/src/hooks/useSimpleTodos.ts", content="x")
+    t.run("Edit", "updated", file_path="/w/src/app/page.tsx", old_string="a",
+          new_string="import { useTodos } from '@/hooks/useSimpleTodos';")  # fmt: skip
+    pivot = only(t.extract(), "PIVOT")
+    assert not pivot.suppressed
+    assert pivot.summary == (
+        "Writes to `useTodos.ts` kept failing (File has not been read yet, 2 attempts), so a"
+        " second file `useSimpleTodos.ts` was written beside it instead; `page.tsx` now uses it."
+    )
+
+
+def test_a_file_written_after_a_retry_that_worked_is_no_fork() -> None:
+    t = Transcript()
+    refused = "<tool_use_error>File has not been read yet.</tool_use_error>"
+    t.run("Write", refused, error=True, file_path="/w/src/a.ts", content="x")
+    t.run("Write", refused, error=True, file_path="/w/src/a.ts", content="x")
+    t.run("Write", "File written", file_path="/w/src/a.ts", content="x")  # it worked
+    t.run("Write", "File created", file_path="/w/src/b.ts", content="y")
+    assert of_type(t.extract(), "PIVOT") == []
