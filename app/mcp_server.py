@@ -150,6 +150,7 @@ def build_tools(library: Library, *, allow_status_changes: bool = False) -> MCPS
         read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
     )
     tools = Tools(library)
+    library.retrieval_log.channel = "mcp"  # an agent's requests: they count for graduation
     served: list[tuple[Callable[..., Any], ToolAnnotations]] = [
         (tools.search_memory, reads),
         (tools.pitfalls, reads),

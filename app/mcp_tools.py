@@ -203,9 +203,7 @@ class Tools:
         text = _required(context, "context")
         scope = self._project(project, cwd)
         found = _guard(
-            lambda: self.library.suggest_logged(
-                text, limit=limit, project=scope, tool="mcp.suggest"
-            )
+            lambda: self.library.suggest_logged(text, limit=limit, project=scope, tool="suggest")
         )
         skills = [_skill(rank, s) for rank, s in enumerate(found, start=1)]
         return {"context": text, "project": scope, "skills": skills}

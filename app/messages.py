@@ -24,6 +24,7 @@ from store.models import (
     Suggestion,
     TeamStatus,
 )
+from store.models.governance import Enrichment
 from store.models.listing import ListingReport
 from store.models.overlap import OverlapPair
 
@@ -297,3 +298,27 @@ class TeamSyncFinished(Message):
     verb: str
     lines: tuple[str, ...]
     ok: bool
+
+
+@dataclass
+class EnrichmentsLoaded(Message):
+    """The enrichment proposals waiting for review."""
+
+    proposals: list[Enrichment]
+
+
+@dataclass
+class EnrichmentDecided(Message):
+    """An enrichment was approved (its SKILL.md written: "approve") or rejected ("reject")."""
+
+    action: str
+    proposal: Enrichment
+
+
+@dataclass
+class EnrichmentFailed(Message):
+    """Approving or rejecting an enrichment was refused or failed (nothing was written)."""
+
+    action: str
+    proposal_id: str
+    error: str  # empty when the failure is reported as a worker error

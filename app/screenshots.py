@@ -193,9 +193,18 @@ async def review_draft(pilot: Pilot[Any]) -> None:
     await settle(pilot)
 
 
+async def review_enrichment(pilot: Pilot[Any]) -> None:
+    """The review queue switched to enrichment proposals: a thin skill's proposed frontmatter,
+    why, and the diff approval would write."""
+    await review(pilot)
+    await pilot.press("E")
+    await settle(pilot)
+
+
 async def graph(pilot: Pilot[Any]) -> None:
-    """The drifting kubernetes-rollout: what it needs, and the skills that need it (reached
-    from the graph's default skill, which `backspace` goes back to)."""
+    """kubernetes-rollout, whose v2 drifted as the candidate: what it needs, and the skills
+    that need it, one pinned to v1 (reached from the graph's default skill, which
+    `backspace` goes back to)."""
     await settle(pilot)
     await pilot.press("4")
     await settle(pilot)
@@ -209,6 +218,16 @@ async def health(pilot: Pilot[Any]) -> None:
     """Skills worst first: the drifting rollout, its versions, trends and flags."""
     await settle(pilot)
     await pilot.press("5")
+    await settle(pilot)
+
+
+async def health_candidate(pilot: Pilot[Any]) -> None:
+    """kubernetes-rollout on the Health screen: v1 served and judged, v2 set aside when it
+    drifted as the candidate (an alert)."""
+    await settle(pilot)
+    app = pilot.app
+    assert isinstance(app, LibrarianApp)
+    await app.open_skill_screen("health", DRIFTING_SKILL)
     await settle(pilot)
 
 
@@ -245,8 +264,10 @@ SHOTS: dict[str, Steps] = {
     "session-dag.svg": session_dag,
     "patterns.svg": patterns,
     "review-draft.svg": review_draft,
+    "review-enrichment.svg": review_enrichment,
     "graph.svg": graph,
     "health.svg": health,
+    "health-candidate.svg": health_candidate,
     "lineage.svg": lineage,
     "runbook.svg": runbook,
     "team.svg": team,

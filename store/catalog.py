@@ -19,7 +19,7 @@ from store.models import (
     SkillVersion,
     SpecWarning,
 )
-from store.search import importance
+from store.skills.usage import ImportanceRule
 
 ACTIVE = "s.status != 'uninstalled'"
 #: Relations whose cycles are a real problem (you cannot require your own dependent).
@@ -114,10 +114,15 @@ def resolve(conn: sqlite3.Connection, key: str | int) -> int | None:
 
 
 def get_skill(
-    db: Database, key: str | int, now: datetime, cycles_of: CyclesOf | None = None
+    db: Database,
+    key: str | int,
+    now: datetime,
+    cycles_of: CyclesOf | None = None,
+    rule: ImportanceRule | None = None,
 ) -> SkillDetail | None:
     """One skill in full; `cycles_of(name)` finds the dependency cycles through it (default:
-    a search of the whole graph); `now` is the library's clock (importance depends on it)."""
+    a search of the whole graph); `now` is the library's clock and `rule` the importance
+    rule (importance depends on both)."""
     with db.read() as conn:
         sid = resolve(conn, key)
         if sid is None:
@@ -143,7 +148,10 @@ def get_skill(
     cycles = _cycles_through(db, summary.name, relations, dependents, cycles_of)
     return SkillDetail(
         summary=summary,
-        manifest={**_manifest(version), **_record(record, relations, version, now)},
+        manifest={
+            **_manifest(version),
+            **_record(record, relations, version, now, rule or ImportanceRule()),
+        },
         frontmatter=json.loads(version["frontmatter"]),
         body=body[0] if body else "",
         warnings=_warnings(version["warnings"]),
@@ -178,6 +186,7 @@ def _record(
     relations: tuple[Relation, ...],
     version: sqlite3.Row,
     now: datetime,
+    rule: ImportanceRule,
 ) -> dict[str, Any]:
     """The librarian's own fields of the manifest (DESIGN §5), beside the frontmatter ones."""
     metadata = json.loads(version["frontmatter"]).get("metadata")
@@ -201,7 +210,7 @@ def _record(
         "last_used_at": row["last_used_at"],
         "use_count": row["use_count"],
         "importance": round(
-            importance(row["last_used_at"], row["installed_at"], row["use_count"], now), 4
+            rule.score(row["last_used_at"], row["installed_at"], row["use_count"], now), 4
         ),
     }
 
@@ -239,20 +248,24 @@ def _active_names(conn: sqlite3.Connection) -> set[str]:
 def _relations_from(conn: sqlite3.Connection, sid: int, name: str) -> tuple[Relation, ...]:
     rows = conn.execute(
         "SELECT r.type, r.target_name, r.origin, NOT EXISTS (SELECT 1 FROM skills t"
-        " WHERE t.name = r.target_name AND t.status != 'uninstalled') FROM relations r"
+        " WHERE t.name = r.target_name AND t.status != 'uninstalled'), r.pin FROM relations r"
         " WHERE r.source_id=? ORDER BY r.type, r.target_name, r.origin",
         (sid,),
     ).fetchall()
-    return tuple(Relation(name, t, target, origin, bool(gone)) for t, target, origin, gone in rows)
+    return tuple(
+        Relation(name, t, target, origin, bool(gone), int(pin))
+        for t, target, origin, gone, pin in rows
+    )
 
 
 def _relations_to(conn: sqlite3.Connection, name: str) -> tuple[Relation, ...]:
     rows = conn.execute(
-        f"SELECT s.name, r.type, r.origin FROM relations r JOIN skills s ON s.skill_id=r.source_id"
-        f" WHERE r.target_name=? AND {ACTIVE} ORDER BY r.type, s.name, r.origin, s.skill_id",
+        f"SELECT s.name, r.type, r.origin, r.pin FROM relations r JOIN skills s"
+        f" ON s.skill_id=r.source_id WHERE r.target_name=? AND {ACTIVE}"
+        " ORDER BY r.type, s.name, r.origin, s.skill_id",
         (name,),
     ).fetchall()
-    return tuple(Relation(src, t, name, origin) for src, t, origin in rows)
+    return tuple(Relation(src, t, name, origin, False, int(pin)) for src, t, origin, pin in rows)
 
 
 def _winner(conn: sqlite3.Connection, summary: SkillSummary) -> str:

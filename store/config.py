@@ -43,10 +43,19 @@ max_length = 256
 [suggest]
 # How many skills `librarian suggest` returns.
 limit = 10
-# Share of the score that importance (0.99^idle days, floor 0.3) can take away.
+# Share of the score that importance ([importance] below) can take away.
 importance_weight = 0.25
 # Deprecated skills rank below otherwise equal skills.
 deprecated_factor = 0.8
+
+[importance]
+# A skill's importance starts at `start` when it is installed or used (a `Skill` call in a
+# transcript, an agent applying it), is multiplied by `decay` for every idle day and never
+# falls below `floor`; each use adds `use_boost` × ln(1 + uses) on top (at most 1).
+start = 0.7
+decay = 0.99
+floor = 0.3
+use_boost = 0.05
 
 [patterns]
 # Agglomerative clustering of approved nodes: cosine distance cut, average linkage.
@@ -67,10 +76,20 @@ min_sessions_team = 2
 # Retrievals that returned the pattern in the top k, per session since it appeared.
 min_retrieval_rate = 0.3
 top_k = 5
+# Only an agent's own requests count: its MCP tool calls and the prompt hook's matches, not
+# the SessionStart context the library injects nor a person's `profile`/`search`.
+agent_tools = ["mcp.*", "user-prompt"]
 # Where an approved draft's SKILL.md folder is written; empty: ~/.claude/skills.
 skills_root = ""
 # The `license` a drafted SKILL.md declares.
 license = "Proprietary"
+
+[enrich]
+# A skill is thin when its description is shorter than this, or nothing says when to use it.
+min_description = 80
+# Who proposes a thin skill's new frontmatter: "llm" (the [llm] model), "rules" (mined from
+# the transcripts where it was used), or "auto" (the LLM when its API key is set).
+source = "auto"
 
 [health]
 # Outcomes of the last `window_days` decide a skill's verdict: above `warn` failure rate it is

@@ -10,6 +10,7 @@ from pathlib import Path
 from store.events import now_iso
 from store.library import Clock, Library
 from store.models import ScanReport
+from store.patterns.session_start import session_context
 
 DEMO_SKILLS = Path(__file__).parent / "demo_skills"
 DEMO_SESSIONS = Path(__file__).parent / "demo_sessions"
@@ -69,6 +70,11 @@ AGENT_QUESTIONS = (
     ("/home/dev/work/web-frontend", "requests hang waiting for a pooled database connection"),
     (PAYMENTS, "the connection pool runs dry while a job uploads files"),
 )
+#: The SessionStart hook's injection at the start of a later session, and a person's search:
+#: both logged, neither counted by graduation (the library chose the first, a person ran the
+#: second).
+SESSION_START_ID = "0d9e6f1a-5b7c-4c1e-9a37-2f4d8c6b1e05"
+PERSON_QUESTION = "connections idle in transaction"
 EDITED_SKILL = "kubernetes-rollout"
 EDIT = """
 ## Canary gates (added after the March incident)
@@ -100,7 +106,7 @@ def build_demo(target: Path, fresh: bool = False, clock: Clock | None = None) ->
         if first_time:
             _tell_a_story(library, skills_dir)
             _ingest_sessions(library, target / "demo-transcripts")
-            _govern(library)
+            _govern(library, skills_dir)
     return report
 
 
@@ -165,14 +171,23 @@ def _review(library: Library) -> None:
 
 
 def _consolidate(library: Library) -> None:
-    """Patterns from the approved reasoning, an agent asking for help a few times (every
-    retrieval is logged), and the patterns that now meet every graduation criterion (two
-    sessions for a TEAM lesson, retrieved, ratified) drafted into the review queue."""
+    """Patterns from the approved reasoning, an agent asking for help a few times over MCP
+    (every retrieval is logged, and only an agent's own requests count for graduation), a
+    SessionStart injection and a person's search (logged, not counted), and the patterns that
+    now meet every graduation criterion (two sessions for a TEAM lesson, retrieved by an
+    agent, ratified) drafted into the review queue."""
     library.consolidate()
     with library.acting_as(DEMO_AGENT):
-        for project, question in AGENT_QUESTIONS:
-            library.search_memory(question, project=project)
-        library.pitfalls(project=PAYMENTS)
+        library.retrieval_log.channel = "mcp"  # as `librarian mcp` logs an agent's calls
+        try:
+            for project, question in AGENT_QUESTIONS:
+                library.search_memory(question, project=project)
+            library.pitfalls(project=PAYMENTS)
+        finally:
+            library.retrieval_log.channel = ""
+        session_context(library, PAYMENTS, SESSION_START_ID)  # the library chose this
+    with library.acting_as(DEMO_COLLEAGUE):
+        library.search_memory(PERSON_QUESTION, project=PAYMENTS)  # a person looking
     library.graduate()
 
 
@@ -233,18 +248,21 @@ Before raising the pool size, count the connections `idle in transaction` in
 """
 
 
-def _govern(library: Library) -> None:
-    """Outcomes over the last eight weeks, a retirement run to its incident, and a pattern
-    graduated into a skill that then proved itself: health, graph, runbook and lineage all
-    have a story."""
+def _govern(library: Library, skills_dir: Path) -> None:
+    """Outcomes over the last eight weeks, a retirement run to its incident, a pattern
+    graduated into a skill that is earning stable, candidate versions (one set aside, one
+    that took over, one waiting), and a thin skill's enrichment waiting for review: health,
+    graph, runbook, lineage and the review queue all have a story."""
     now = datetime.fromisoformat(library.clock())
     with library.acting_as(DEMO_COLLEAGUE):
         _record_outcomes(library, now)
-        library.relate("incident-triage", "requires", RETIRED)
+        library.relate("incident-triage", "requires", f"{RETIRED}@1")  # pinned to v1
         run = library.start_run(RETIRED, RETIREMENT)
         for step in range(1, 8):
             library.run_step(run.run_id, step, successor=RETIRED_SUCCESSOR, regression=REGRESSION)
-        _graduate_approved(library, now)
+        graduated = _graduate_approved(library, now)
+        _candidates(library, skills_dir, now, graduated)
+        library.enrich(THIN_SKILL)
 
 
 def _record_outcomes(library: Library, now: datetime) -> None:
@@ -266,22 +284,60 @@ def _outcome(
     )
 
 
-def _graduate_approved(library: Library, now: datetime) -> None:
-    """The colleague approves the insight's draft (it met every criterion: no shortcut),
-    edits the skill, and promotes it after five clean runs. The pitfall's draft stays in the
-    review queue for the person trying the demo."""
+def _graduate_approved(library: Library, now: datetime) -> str:
+    """The colleague approves the insight's draft (it met every criterion: no shortcut) and
+    edits the skill; it has three clean runs and must earn stable with two more. The
+    pitfall's draft stays in the review queue for the person trying the demo. Returns the
+    graduated skill's name ("" when nothing was drafted)."""
     drafts = library.drafts("pending")
     chosen = [d for d in drafts if library.pattern(d.pattern_id).kind == GRADUATED_KIND]
     if not chosen:
-        return
+        return ""
     approved = library.approve_draft(chosen[0].draft_id)
     if approved.path and Path(approved.path).is_file():  # a second version, for the diff
         path = Path(approved.path)
         path.write_text(path.read_text(encoding="utf-8") + GRADUATED_EDIT, encoding="utf-8")
         library.scan()
     version = library.get_skill(approved.name).summary.version_no
-    for days in (9, 7, 5, 3, 2):
+    for days in (9, 5, 2):
         _outcome(library, approved.name, version, now - timedelta(days=days), True, "")
-    library.change_status(
-        approved.name, "skill.promoted", f"5 successes of v{version} and no failure"
-    )
+    return approved.name
+
+
+#: Candidate versions: stable skills edited after their first runs. A new version of a stable
+#: skill proves itself while the previous one stays served (kubernetes-rollout's v2, edited at
+#: the start, drifts and is set aside). log-query-recipes' v2 takes over after five clean runs
+#: in a row; sql-tuning's v2 comes to require the freshly graduated skill, which is only
+#: proposed: the scan warns, and it could not take over before that skill is proven.
+TAKES_OVER = "log-query-recipes"
+TAKES_OVER_EDIT = """
+## Restarts in the last hour
+
+```bash
+kubectl -n api get pods --sort-by='.status.containerStatuses[0].restartCount' | tail -5
+```
+"""
+WAITING = "sql-query-tuning"
+WAITING_EDIT = """
+## Before tuning a slow checkout query
+
+Rule out a pool held open across slow work first: see the graduated pool skill.
+"""
+THIN_SKILL = "py-spy-profiling"
+
+
+def _candidates(library: Library, skills_dir: Path, now: datetime, graduated: str) -> None:
+    path = skills_dir / TAKES_OVER / "SKILL.md"
+    path.write_text(path.read_text(encoding="utf-8") + TAKES_OVER_EDIT, encoding="utf-8")
+    if graduated:
+        waiting = skills_dir / WAITING / "SKILL.md"
+        text = waiting.read_text(encoding="utf-8").replace(
+            '  complements: "py-spy-profiling api-pagination-design"\n',
+            f'  complements: "py-spy-profiling api-pagination-design"\n  requires: {graduated}\n',
+            1,
+        )
+        waiting.write_text(text + WAITING_EDIT, encoding="utf-8")
+    library.scan()
+    version = library.get_skill(TAKES_OVER).summary.version_no
+    for days in (3.5, 2.8, 2.1, 1.4, 0.6):
+        _outcome(library, TAKES_OVER, version, now - timedelta(days=days), True, "")

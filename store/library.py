@@ -22,6 +22,9 @@ from store.embed import Embedder, EmbeddingError, FastEmbedder, Matrix, model_sl
 from store.errors import LibrarianError
 from store.identity import resolve_actor
 from store.ingest.redact import redact
+from store.lifecycle.candidates import candidate_base, settle
+from store.lifecycle.manifest import governed
+from store.lifecycle.requirements import all_unproven
 from store.models import (
     AGENT_LIFECYCLE_EVENTS,
     AuditEntry,
@@ -54,14 +57,16 @@ from store.models import (
     Suggestion,
     UpgradePlan,
 )
+from store.models.governance import Enrichment, ThinSkill
 from store.models.listing import ListingReport
 from store.models.overlap import OverlapPair
 from store.paths import LibraryPaths
 from store.patterns.retrieval_log import RetrievalLog
 from store.projections import store_blob
-from store.skills import discovery
+from store.skills import discovery, enrich
 from store.skills.discovery import Found, Root
 from store.skills.surface import surfaces, text_hash
+from store.skills.usage import ImportanceRule
 from store.vectors import VectorIndex
 
 if TYPE_CHECKING:
@@ -239,6 +244,8 @@ class Library:
         relint(self.db, self.append_event)  # unchanged skills linted with older rules
         self.sync_index(embed=embed)
         report = catalog.graph_report(self.db)
+        with self.db.read() as conn:
+            unproven = tuple(all_unproven(conn))
         return ScanReport(
             roots=tuple(str(r.path) for r in roots),
             seen=len(found),
@@ -252,6 +259,7 @@ class Library:
             cycles=report.cycles,
             embedded=tally.embedded,
             seconds=round(time.perf_counter() - started, 3),
+            unproven=unproven,
         )
 
     def _scan_batch(
@@ -296,7 +304,8 @@ class Library:
         with self.db.read() as conn:
             rows = conn.execute(
                 "SELECT s.skill_id, s.fs_path, s.root, s.status, s.current_version,"
-                " v.content_hash, v.files_hash FROM skills s JOIN skill_versions v"
+                " s.served_version, v.content_hash, v.files_hash FROM skills s"
+                " JOIN skill_versions v"
                 " ON v.skill_id=s.skill_id AND v.version_no=s.current_version"
             ).fetchall()
         return {row["fs_path"]: row for row in rows}
@@ -375,11 +384,15 @@ class Library:
             "frontmatter": parsed.frontmatter,
             "warnings": [[w.code, w.message] for w in parsed.warnings],
             "findings": [finding_dict(f) for f in item.findings],
-            "relations": [list(r) for r in parsed.relations],
+            "relations": relation_rows(parsed),
             "lint_version": LINT_VERSION,
         }
         if type_ == "skill.installed":
             payload["status"] = "stable"
+        elif row is not None and version_no > int(row["current_version"]):
+            base = candidate_base(conn, sid, str(row["status"]), cand.content_hash, cand.files_hash)
+            if base:  # a new version of a stable skill proves itself first
+                payload["candidate"] = base
         self.append_event(conn, type_, f"skill:{parsed.name}", payload)
 
     def _write_uninstalls(
@@ -624,9 +637,16 @@ class Library:
     def get_skill(self, key: str | int) -> SkillDetail:
         # Cycles through the skill come from the cached dependency graph (a search of the
         # whole graph per skill shown is seconds at 200,000 relations).
-        detail = catalog.get_skill(self.db, key, self.now(), self.dependency_graph.cycles_through)
+        detail = catalog.get_skill(
+            self.db,
+            key,
+            self.now(),
+            self.dependency_graph.cycles_through,
+            ImportanceRule.from_config(self.config),
+        )
         if detail is None:
             raise LibraryError(f"no skill named {key!r}")
+        detail = governed(self, detail)
         with self.db.read() as conn:
             row = conn.execute(
                 "SELECT pattern_id, confidence FROM patterns WHERE skill_name=?"
@@ -719,6 +739,7 @@ class Library:
         if report.ingested:
             made = self.propose_relations(since=since)
             report = dataclasses.replace(report, relations_proposed=len(made))
+            self.sync_index(embed=False)  # a candidate its runs promoted is served now
         return report
 
     def plan_upgrade(
@@ -744,6 +765,7 @@ class Library:
         report = drain(self, locked=locked)
         if report.ingested:
             self.propose_relations(since=since)
+            self.sync_index(embed=False)  # a candidate its runs promoted is served now
         return report
 
     def sessions(
@@ -1024,6 +1046,48 @@ class Library:
 
         return approve_draft(self, draft_id, root)
 
+    def keep_literal(self, draft_id: str, literal: str, *, keep: bool = True) -> Draft:
+        """Keep one of a pending draft's transient literals on purpose (or replace it again)."""
+        from store.patterns.graduate import keep_literal
+
+        return keep_literal(self, draft_id, literal, keep=keep)
+
+    # -- enrichment of thin skills (issue 16) --------------------------------------------
+
+    def thin_skills(self) -> list[ThinSkill]:
+        """Skills whose frontmatter is too thin for an agent to pick them."""
+        return enrich.thin_skills(self)
+
+    def enrich(self, key: str | int, llm: enrich.ToolCaller | None = None) -> Enrichment:
+        """Propose a rewrite of a skill's discovery frontmatter (by `llm`, else by rules)."""
+        return enrich.propose(self, key, llm)
+
+    def enrichments(self, status: str | None = "pending") -> list[Enrichment]:
+        return enrich.listing(self, status)
+
+    def enrichment(self, proposal_id: str) -> Enrichment:
+        return enrich.get(self, proposal_id)
+
+    def approve_enrichment(self, proposal_id: str) -> Enrichment:
+        """Write the approved SKILL.md, then rescan its root: a new version, served at once."""
+        path = enrich.write(self, proposal_id)
+        self._rescan_for(path)
+        return enrich.get(self, proposal_id)
+
+    def reject_enrichment(self, proposal_id: str, reason: str) -> Enrichment:
+        return enrich.reject(self, proposal_id, reason)
+
+    def _rescan_for(self, path: Path) -> None:
+        """Scan the root a written SKILL.md belongs to, keeping its scope and precedence."""
+        with self.db.read() as conn:
+            row = conn.execute("SELECT root FROM skills WHERE fs_path=?", (str(path),)).fetchone()
+        root = Path(str(row[0])) if row else path.parent.parent
+        configured = {os.path.realpath(r.path) for r in self.configured_roots()}
+        if os.path.realpath(root) in configured:
+            self.scan()
+        else:
+            self.scan([root])
+
     def reject_draft(self, draft_id: str, reason: str) -> Draft:
         from store.patterns.graduate import reject_draft
 
@@ -1078,7 +1142,13 @@ class Library:
                 )
                 if at:
                     payload["at"] = at
-            return self.append_event(conn, f"skill.{event}", f"skill:{name}", payload)
+            appended = self.append_event(conn, f"skill.{event}", f"skill:{name}", payload)
+            decided = None
+            if event == "outcome_recorded":  # a candidate's runs may now decide it
+                decided = settle(conn, self.append_event, self.config, sid)
+        if decided is not None and decided.type == "skill.candidate_promoted":
+            self.sync_index(embed=False)  # what is served (and searched) changed
+        return appended
 
     def record_outcome(
         self,
@@ -1112,7 +1182,10 @@ class Library:
         from store.lifecycle import health
 
         if apply:
-            return health.apply(self)
+            found, changes = health.apply(self)
+            if changes:
+                self.sync_index(embed=False)  # a candidate that took over is served now
+            return found, changes
         return health.compute(self, check_files=trend, trend=trend), []
 
     @property
@@ -1123,17 +1196,21 @@ class Library:
             self._graph = DependencyGraph(self)
         return self._graph
 
-    def blast(self, key: str | int) -> BlastRadius:
-        """Transitive dependents, plus the sessions, patterns and drafts relying on a skill."""
+    def blast(self, key: str | int, version: int = 0) -> BlastRadius:
+        """Transitive dependents, plus the sessions, patterns and drafts relying on a skill;
+        with `version`, that version's (dependents pinned to another one are not hit)."""
         from store.lifecycle.graph import blast_radius
 
-        return blast_radius(self, key)
+        return blast_radius(self, key, version)
 
-    def relate(self, source: str, kind: str, target: str, *, remove: bool = False) -> str:
-        """Add or remove a hand-made relation (checked: no self-relation, no cycle)."""
+    def relate(
+        self, source: str, kind: str, target: str, *, remove: bool = False, version: int = 0
+    ) -> str:
+        """Add or remove a hand-made relation (checked: no self-relation, no cycle, no stable
+        skill on a proposed one); `target@N` or `version` pins the target's version N."""
         from store.lifecycle.graph import relate
 
-        return relate(self, source, kind, target, remove=remove)
+        return relate(self, source, kind, target, remove=remove, version=version)
 
     # -- the retirement runbook (DESIGN §8) --------------------------------------------------
 
@@ -1315,6 +1392,16 @@ class Library:
         from store.lifecycle import proposals
 
         return proposals.shared_sessions(self, a, b)
+
+
+def relation_rows(parsed: Any) -> list[list[Any]]:
+    """A parsed skill's relations as event rows: [type, target], or [type, target, version]
+    when pinned."""
+    pins = {(kind, target): version for kind, target, version in parsed.pins}
+    return [
+        [kind, target, pins[(kind, target)]] if (kind, target) in pins else [kind, target]
+        for kind, target in parsed.relations
+    ]
 
 
 def scan_batch_size(count: int) -> int:

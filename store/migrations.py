@@ -497,6 +497,76 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX team_items_status ON team_items(own, status);
     """,
+    # 15: governance (issue 16). The version the librarian serves while a new version of a
+    # stable skill proves itself as the candidate (store/lifecycle/candidates.py), and each
+    # candidate's fate; version pins on relations (0 = follow the served version); `Skill`
+    # calls seen in transcripts, per session (store/skills/usage.py); what the librarian
+    # wrote into a skill folder on a reviewer's say (an approved enrichment, a regression
+    # case), so the next scan serves it at once; the write gate of drafts (parameters,
+    # kept literals, regression cases); enrichment proposals for thin skills.
+    """
+    ALTER TABLE skills ADD COLUMN served_version INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE skills ADD COLUMN candidate_version INTEGER NOT NULL DEFAULT 0;
+    UPDATE skills SET served_version = current_version;
+    CREATE TABLE skill_candidates(
+        skill_id INTEGER NOT NULL,
+        version_no INTEGER NOT NULL,
+        base_version INTEGER NOT NULL,
+        status TEXT NOT NULL,
+        opened_at TEXT NOT NULL,
+        decided_at TEXT NOT NULL DEFAULT '',
+        reason TEXT NOT NULL DEFAULT '',
+        alert TEXT NOT NULL DEFAULT '',
+        PRIMARY KEY(skill_id, version_no)
+    );
+    CREATE INDEX skill_candidates_status ON skill_candidates(status, skill_id);
+
+    ALTER TABLE relations ADD COLUMN pin INTEGER NOT NULL DEFAULT 0;
+
+    CREATE TABLE skill_calls(
+        session_id TEXT NOT NULL,
+        skill_id INTEGER NOT NULL,
+        calls INTEGER NOT NULL,
+        first_at TEXT NOT NULL,
+        last_at TEXT NOT NULL,
+        PRIMARY KEY(session_id, skill_id)
+    );
+    CREATE INDEX skill_calls_skill ON skill_calls(skill_id, last_at);
+
+    CREATE TABLE librarian_writes(
+        skill_id INTEGER NOT NULL,
+        content_hash TEXT NOT NULL,
+        files_hash TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        PRIMARY KEY(skill_id, content_hash, files_hash)
+    );
+
+    ALTER TABLE drafts ADD COLUMN literal_hash TEXT NOT NULL DEFAULT '';
+    ALTER TABLE drafts ADD COLUMN parameters TEXT NOT NULL DEFAULT '[]';
+    ALTER TABLE drafts ADD COLUMN kept TEXT NOT NULL DEFAULT '[]';
+    ALTER TABLE drafts ADD COLUMN regressions TEXT NOT NULL DEFAULT '[]';
+
+    CREATE TABLE enrichments(
+        proposal_id TEXT PRIMARY KEY,
+        skill_id INTEGER NOT NULL,
+        skill_name TEXT NOT NULL,
+        version_no INTEGER NOT NULL,
+        source TEXT NOT NULL,
+        fields TEXT NOT NULL,
+        before_hash TEXT NOT NULL,
+        content_hash TEXT NOT NULL,
+        reasons TEXT NOT NULL,
+        status TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        created_by TEXT NOT NULL,
+        decided_at TEXT NOT NULL DEFAULT '',
+        decided_by TEXT NOT NULL DEFAULT '',
+        reason TEXT NOT NULL DEFAULT ''
+    );
+    CREATE INDEX enrichments_status ON enrichments(status, created_at);
+    CREATE INDEX enrichments_skill ON enrichments(skill_id, created_at);
+    """,
 )
 
 #: Tables rebuilt by replaying events; `verify` compares them with a scratch replay.
@@ -528,6 +598,10 @@ PROJECTION_TABLES: dict[str, str] = {
     "cold_extractions": "session_id",
     "team_state": "key",
     "team_items": "item_id",
+    "skill_candidates": "skill_id, version_no",
+    "skill_calls": "session_id, skill_id",
+    "librarian_writes": "skill_id, content_hash, files_hash",
+    "enrichments": "proposal_id",
 }
 
 

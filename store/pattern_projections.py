@@ -159,9 +159,12 @@ def _repeated(conn: sqlite3.Connection, event: Event) -> None:
 @handles("pattern.drafted")
 def _drafted(conn: sqlite3.Connection, event: Event) -> None:
     p = event.payload
+    # Since schema 15 a draft also records its write gate: the text before its transient
+    # literals became parameters, the replacements, and its regression cases.
     conn.execute(
         "INSERT OR REPLACE INTO drafts(draft_id, pattern_id, name, content_hash, citations,"
-        " status, created_at, created_by) VALUES (?,?,?,?,?,?,?,?)",
+        " status, created_at, created_by, literal_hash, parameters, kept, regressions)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,'[]',?)",
         (
             p["draft_id"],
             p["pattern_id"],
@@ -171,6 +174,9 @@ def _drafted(conn: sqlite3.Connection, event: Event) -> None:
             "pending",
             event.ts,
             event.actor,
+            p.get("literal_hash", ""),  # "" (before schema 15): the content is as learned
+            json.dumps(p.get("parameters", []), sort_keys=True, ensure_ascii=False),
+            json.dumps(p.get("regressions", []), sort_keys=True, ensure_ascii=False),
         ),
     )
 
@@ -196,6 +202,10 @@ def _graduated(conn: sqlite3.Connection, event: Event) -> None:
         "UPDATE patterns SET status='graduated', skill_name=?, updated_at=? WHERE pattern_id=?",
         (p["skill_name"], event.ts, p["pattern_id"]),
     )
+    if p.get("skill_id"):  # since schema 15: the manifest names who approved it
+        conn.execute(
+            "UPDATE skills SET approved_by=? WHERE skill_id=?", (event.actor, int(p["skill_id"]))
+        )
 
 
 @handles("skill.outcome_recorded")

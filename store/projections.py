@@ -12,6 +12,7 @@ import sqlite3
 from collections.abc import Callable
 from typing import Any
 
+from store.lifecycle import candidate_projections as candidates
 from store.models import ERASED, Event
 from store.skills.surface import SLOTS, fts_columns, lexical_body, surfaces, text_hash
 
@@ -76,7 +77,31 @@ def _skill_version(conn: sqlite3.Connection, event: Event) -> None:
     )
     _insert_version(conn, event)
     _replace_extracted_relations(conn, sid, p.get("relations", []), event.ts)
-    _index_skill(conn, sid, p["manifest"], blob_text(conn, p["body_hash"]))
+    served = candidates.version_recorded(conn, event)
+    if served == int(p["version_no"]):
+        _index_skill(conn, sid, p["manifest"], blob_text(conn, p["body_hash"]))
+    else:  # a candidate: the librarian keeps serving (and indexing) the served version
+        index_version(conn, sid, served)
+
+
+def index_version(conn: sqlite3.Connection, sid: int, version_no: int) -> None:
+    """Index a skill's search surfaces from one of its recorded versions."""
+    row = conn.execute(
+        "SELECT name, description, when_to_use, triggers, tags, role, body_hash"
+        " FROM skill_versions WHERE skill_id=? AND version_no=?",
+        (sid, version_no),
+    ).fetchone()
+    if row is None:
+        return
+    manifest = {
+        "name": row[0],
+        "description": row[1],
+        "when_to_use": row[2],
+        "triggers": json.loads(row[3]),
+        "tags": json.loads(row[4]),
+        "role": row[5],
+    }
+    _index_skill(conn, sid, manifest, blob_text(conn, row[6]))
 
 
 def _insert_version(conn: sqlite3.Connection, event: Event) -> None:
@@ -142,13 +167,14 @@ def _skill_relinted(conn: sqlite3.Connection, event: Event) -> None:
 
 
 def _replace_extracted_relations(
-    conn: sqlite3.Connection, sid: int, relations: list[list[str]], ts: str
+    conn: sqlite3.Connection, sid: int, relations: list[list[Any]], ts: str
 ) -> None:
+    """A version's declared relations: [type, target] or, pinned, [type, target, version]."""
     conn.execute("DELETE FROM relations WHERE source_id=? AND origin='extracted'", (sid,))
     conn.executemany(
-        "INSERT OR IGNORE INTO relations(source_id, type, target_name, origin, added_at)"
-        " VALUES (?,?,?,'extracted',?)",
-        [(sid, rel_type, target, ts) for rel_type, target in relations],
+        "INSERT OR IGNORE INTO relations(source_id, type, target_name, origin, added_at, pin)"
+        " VALUES (?,?,?,'extracted',?,?)",
+        [(sid, r[0], r[1], ts, int(r[2]) if len(r) > 2 else 0) for r in relations],
     )
 
 
@@ -228,6 +254,16 @@ def _skill_retired(conn: sqlite3.Connection, event: Event) -> None:
         )
 
 
+@handles("skill.candidate_promoted")
+def _candidate_promoted(conn: sqlite3.Connection, event: Event) -> None:
+    index_version(conn, int(event.payload["skill_id"]), candidates.promoted(conn, event))
+
+
+@handles("skill.candidate_set_aside")
+def _candidate_set_aside(conn: sqlite3.Connection, event: Event) -> None:
+    candidates.set_aside(conn, event)
+
+
 @handles("skill.applied")
 def _skill_applied(conn: sqlite3.Connection, event: Event) -> None:
     conn.execute(
@@ -239,10 +275,19 @@ def _skill_applied(conn: sqlite3.Connection, event: Event) -> None:
 @handles("relation.added")
 def _relation_added(conn: sqlite3.Connection, event: Event) -> None:
     p = event.payload
+    # Adding it again with another pin re-pins it (`relate A requires B@2`, then `B@3`).
     conn.execute(
-        "INSERT OR IGNORE INTO relations(source_id, type, target_name, origin, added_at)"
-        " VALUES (?,?,?,?,?)",
-        (int(p["source_id"]), p["type"], p["target_name"], p.get("origin", "manual"), event.ts),
+        "INSERT INTO relations(source_id, type, target_name, origin, added_at, pin)"
+        " VALUES (?,?,?,?,?,?) ON CONFLICT(source_id, type, target_name, origin)"
+        " DO UPDATE SET pin=excluded.pin",
+        (
+            int(p["source_id"]),
+            p["type"],
+            p["target_name"],
+            p.get("origin", "manual"),
+            event.ts,
+            int(p.get("pin", 0) or 0),
+        ),
     )
 
 
@@ -263,6 +308,7 @@ def _dumps(value: Any) -> str:
 from store import (  # noqa: E402, F401
     dag_projections,
     erasure_projections,
+    governance_projections,
     pattern_projections,
     proposal_projections,
     runbook_projections,

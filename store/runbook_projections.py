@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
+from store.governance_projections import wrote
 from store.models import Event
 from store.projections import handles
 
@@ -47,6 +48,7 @@ def _run_step(conn: sqlite3.Connection, event: Event) -> None:
             event.seq,
         ),
     )
+    wrote(conn, p.get("wrote", {}), "regression", event.seq)  # step 7's regression case
     conn.execute(
         "UPDATE runs SET step=?, updated_at=?, status=CASE WHEN ? >= 7 THEN 'done' ELSE status"
         " END, successor=CASE WHEN ? != '' THEN ? ELSE successor END WHERE run_id=?",

@@ -12,7 +12,6 @@ bm25 and MiniLM over "name: description" gets recall@1 0.86; this fusion 0.95.
 
 from __future__ import annotations
 
-import math
 import re
 import sqlite3
 from collections.abc import Sequence
@@ -24,6 +23,7 @@ from store.embed import Matrix
 from store.models import Suggestion
 from store.query_terms import fts_query, query_terms, stem
 from store.skills.surface import MAX_SURFACES, SLOTS
+from store.skills.usage import ImportanceRule
 
 if TYPE_CHECKING:
     from store.library import Library
@@ -59,17 +59,9 @@ class _Candidate:
 
 
 def importance(last_used: str | None, installed: str, use_count: int, now: datetime) -> float:
-    """0.99 ** idle days (to the library's clock, `now`) with a floor of 0.3; each use adds a
-    little, capped at 1."""
-    moment = now
-    reference = last_used or installed
-    try:
-        then = datetime.fromisoformat(reference)
-    except ValueError:
-        return 1.0
-    idle = max(0.0, (moment - then).total_seconds() / 86400.0)
-    boost = 0.02 * math.log1p(max(use_count, 0))
-    return float(min(1.0, max(0.3, 0.99**idle) + boost))
+    """Importance under the default rule (`store.skills.usage.ImportanceRule`): 0.7 at the
+    last use, 0.99 per idle day down to 0.3, a little more per use."""
+    return ImportanceRule().score(last_used, installed, use_count, now)
 
 
 class Searcher:
@@ -79,6 +71,7 @@ class Searcher:
         self.library = library
         self.weights = weights or Weights()
         self.importance_weight = float(library.config.get("suggest.importance_weight"))
+        self.importance = ImportanceRule.from_config(library.config)
         self._documents = -1
         self.deprecated_factor = float(library.config.get("suggest.deprecated_factor"))
 
@@ -221,7 +214,7 @@ class Searcher:
             rows = conn.execute(
                 f"SELECT s.skill_id, s.name, s.status, v.description, s.last_used_at,"
                 f" s.installed_at, s.use_count FROM skills s JOIN skill_versions v"
-                f" ON v.skill_id=s.skill_id AND v.version_no=s.current_version"
+                f" ON v.skill_id=s.skill_id AND v.version_no=s.served_version"
                 f" WHERE s.skill_id IN ({marks}) AND s.status NOT IN ('retired','uninstalled')"
                 f" AND s.name NOT IN (SELECT name FROM denylist)"
                 f" AND NOT EXISTS (SELECT 1 FROM skills o WHERE o.name=s.name"
@@ -239,11 +232,11 @@ class Searcher:
     ) -> Suggestion:
         name, status, description, last_used, installed, uses = row
         relevance = self._relevance(cand)
-        weight = importance(last_used, installed, uses, now)
+        weight = self.importance.score(last_used, installed, uses, now)
         factor = (1 - self.importance_weight) + self.importance_weight * weight
         if status == "deprecated":
             factor *= self.deprecated_factor
-        reasons = _reasons(cand, status, weight)
+        reasons = _reasons(cand, status, weight, self.importance.start)
         return Suggestion(
             skill_id=cand.skill_id,
             name=name,
@@ -295,7 +288,7 @@ def _matched(patterns: list[tuple[str, re.Pattern[str]]], text: str) -> list[str
     return [term for term, pattern in patterns if pattern.search(text)]
 
 
-def _reasons(cand: _Candidate, status: str, weight: float) -> list[str]:
+def _reasons(cand: _Candidate, status: str, weight: float, start: float) -> list[str]:
     reasons = []
     if cand.lexical_rank:
         reasons.append(f"lexical rank {cand.lexical_rank}")
@@ -303,7 +296,7 @@ def _reasons(cand: _Candidate, status: str, weight: float) -> list[str]:
         reasons.append(f"dense rank {cand.dense_rank}")
     if status == "deprecated":
         reasons.append("deprecated: ranked below equals")
-    if weight < 0.999:
+    if weight < start - 0.0005:
         reasons.append(f"importance {weight:.2f} (idle)")
     return reasons
 

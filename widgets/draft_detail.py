@@ -16,7 +16,14 @@ from textual.widgets import Static
 
 from store.models import PATTERN_KIND_LABELS, Draft, GraduationCheck
 from store.text import neutralise, one_line
-from widgets.pattern_text import checklist, draft_body, draft_heading, section
+from widgets.pattern_text import (
+    checklist,
+    draft_body,
+    draft_heading,
+    retrieval_lines,
+    section,
+    write_gate,
+)
 
 EMPTY = "Select a draft to read its SKILL.md."
 
@@ -50,6 +57,7 @@ class DraftDetailView(VerticalScroll, can_focus=True):
         super().__init__(name=name, id=id, classes=classes)
         self._draft: Draft | None = None
         self._check: GraduationCheck | None = None
+        self._diff = ""
 
     def compose(self) -> ComposeResult:
         yield Static(Text(EMPTY, style="dim"), id="draft-detail-body")
@@ -58,8 +66,11 @@ class DraftDetailView(VerticalScroll, can_focus=True):
     def draft(self) -> Draft | None:
         return self._draft
 
-    def show(self, draft: Draft | None, check: GraduationCheck | None = None) -> None:
-        """Show `draft`; `check` is its pattern's (ignored when it is another pattern's)."""
+    def show(
+        self, draft: Draft | None, check: GraduationCheck | None = None, diff: str = ""
+    ) -> None:
+        """Show `draft`; `check` is its pattern's (ignored when it is another pattern's);
+        `diff` shows what its parameters change (the draft as learned → as written)."""
         if check is not None and (draft is None or check.pattern.pattern_id != draft.pattern_id):
             check = None
         same = (
@@ -67,6 +78,7 @@ class DraftDetailView(VerticalScroll, can_focus=True):
         )
         self._draft = draft
         self._check = check
+        self._diff = diff
         if self.is_mounted:
             self.query_one("#draft-detail-body", Static).update(self.renderable())
             if not same:
@@ -79,6 +91,7 @@ class DraftDetailView(VerticalScroll, can_focus=True):
         return Group(
             draft_heading(draft, self._style),
             *self._pattern(draft, self._check),
+            *write_gate(draft, self._style, self._diff),
             section("SKILL.md (as it will be written)"),
             *draft_body(draft, self._style),
         )
@@ -103,4 +116,5 @@ class DraftDetailView(VerticalScroll, can_focus=True):
             section("Graduation criteria"),
             title,
             *checklist(pattern, check, self._style),
+            *retrieval_lines(check, self._style),
         ]

@@ -45,7 +45,8 @@ def radius_summary(focus: GraphFocus) -> str:
 
 
 def problem_lines(problems: GraphProblems) -> list[Text]:
-    """One line per problem, literally: cycles, dangling references, self-relations."""
+    """One line per problem, literally: cycles, dangling references, self-relations, stable
+    skills on proposed ones."""
     lines = []
     for cycle, knot in zip(problems.cycles, problems.knots, strict=True):
         path = " → ".join(one_line(n, 40) for n in (*cycle, cycle[0]))
@@ -65,6 +66,14 @@ def problem_lines(problems: GraphProblems) -> list[Text]:
                 ("↺ self-relation: ", "bold yellow"),
                 f"{one_line(r.source, 40)} {r.type} itself",
                 (" (ignored)", "dim"),
+            )
+        )
+    for u in problems.unproven:
+        lines.append(
+            Text.assemble(
+                ("! unproven: ", "bold yellow"),
+                f"{one_line(u.source, 40)} (stable) {u.relation} {one_line(u.target, 40)}",
+                (f" ({u.target_status}: a stable skill cannot depend on it)", "dim"),
             )
         )
     return lines

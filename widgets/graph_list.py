@@ -54,7 +54,14 @@ def dependency_rows(dependencies: Sequence[Dependency]) -> list[GraphRow]:
             d.name,
             d.status,
             d.relation,
-            note="no such skill" if d.missing else ("by hand" if d.manual else ""),
+            note=", ".join(
+                n
+                for n in (
+                    "no such skill" if d.missing else ("by hand" if d.manual else ""),
+                    f"pinned to v{d.pin}" if d.pin else "",
+                )
+                if n
+            ),
         )
         for d in dependencies
     ]
@@ -64,7 +71,10 @@ def dependent_rows(focus: GraphFocus) -> list[GraphRow]:
     """The listed dependents as a tree — each under the skill it depends on along its
     shortest path — and a last "+N more" line when not all of them are listed."""
     radius = focus.radius
-    rows = [GraphRow(d.name, d.status, d.relation, d.depth) for d in _tree(radius)]
+    rows = [
+        GraphRow(d.name, d.status, d.relation, d.depth, f"pins v{d.pin}" if d.pin else "")
+        for d in _tree(radius)
+    ]
     hidden = focus.dependent_count - len(radius.dependents)
     if hidden > 0:
         rows.append(GraphRow("", "", "", more=hidden))

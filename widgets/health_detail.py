@@ -27,6 +27,10 @@ FLAG_HELP = {
     "idle": "nobody has used it for a long while: retire it, or check it still applies",
     "re-validate": "the pattern it graduated from is no longer retrieved: re-check the skill",
     "missing": "the SKILL.md cites a file that is not in its folder: an agent following it fails",
+    "alert": "a new version drifted while it proved itself: the served version stayed; fix the"
+    " edit (a new version proves itself again) or revert it",
+    "at": "a skill it requires is drifting at the version it uses: pin a good version"
+    " (`librarian relate … requires NAME@N`) or wait for the repair",
 }
 
 
@@ -119,6 +123,7 @@ class HealthDetail(VerticalScroll, can_focus=True):
             ),
             Text(verdict_reason(h, self._settings)),
             self._trend_line(h),
+            *self._served(h),
             Text(""),
             self._versions(h),
             *self._flags(h),
@@ -137,14 +142,47 @@ class HealthDetail(VerticalScroll, can_focus=True):
             text.append(" counting…", style="dim")
         return text
 
+    def _served(self, h: SkillHealth) -> list[RenderableType]:
+        """The version served (judged) and the candidate proving itself, or its fate."""
+        c = h.candidate
+        if c is None:
+            return []
+        lines: list[RenderableType] = [Text(""), Text("Served and candidate versions", "bold")]
+        served = h.served_version or h.version_no
+        lines.append(Text(f"serving v{served}: suggested, served to agents and judged above"))
+        tone = {"set_aside": "bold yellow", "promoted": "green"}.get(c.status, "")
+        line = Text(one_line(c.describe(), 300), style=tone)
+        if c.open:
+            line.append(
+                f"  ({c.runs} runs, {c.failures} failed, {c.verdict})",
+                style=verdict_style(c.verdict),
+            )
+        lines.append(line)
+        if c.open:
+            lines.append(
+                Text(
+                    f"it takes over after {c.needed} clean runs in a row, and is set aside if it"
+                    " drifts",
+                    style="dim",
+                )
+            )
+        return lines
+
     def _versions(self, h: SkillHealth) -> RenderableType:
         if not h.versions:
             return Text("No runs of any version in the window.", style="dim")
         table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
         for title in ("version", "runs", "failures", "rate", "verdict"):
             table.add_column(title, justify="left" if title in ("version", "verdict") else "right")
+        candidate = h.candidate.version_no if h.candidate and h.candidate.open else 0
         for v in reversed(h.versions):
-            current = " (current)" if v.version_no == h.version_no else ""
+            current = (
+                " (served)"
+                if v.version_no == h.version_no
+                else " (candidate)"
+                if v.version_no == candidate
+                else ""
+            )
             table.add_row(
                 f"v{v.version_no}{current}",
                 f"{v.runs:,}",

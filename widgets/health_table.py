@@ -1,7 +1,8 @@
 """The Health screen's table: skills worst first (DRIFTING, DEGRADING, HEALTHY, IDLE), drawn
 with the line API so 50,000 rows scroll smoothly.
 
-Columns: verdict (coloured), skill, status, runs and failures in the window, failure rate,
+Columns: verdict (coloured), skill, status (`⇢v2`: a candidate version proving itself), runs
+and failures in the window (of the served version, once it has enough), failure rate,
 the weekly failure-rate trend as a sparkline (a week without runs is a dim dot; "…" while
 the trends are still being counted), the last run and the flags.
 """
@@ -60,6 +61,13 @@ def sparkline(trend: tuple[float, ...]) -> list[tuple[str, bool]]:
     if not trend:
         return [("…", True)]
     return [(NO_RUNS, True) if r < 0 else (SPARKS[min(7, int(r * 7.999))], False) for r in trend]
+
+
+def status_text(h: SkillHealth) -> str:
+    """The status, and `⇢v2` while a new version proves itself as the candidate."""
+    if h.candidate is not None and h.candidate.open:
+        return f"{h.status} ⇢v{h.candidate.version_no}"
+    return h.status
 
 
 def flags_text(h: SkillHealth) -> str:
@@ -196,7 +204,7 @@ class HealthTable(LineTable[SkillHealth, int]):
         plain = [
             (h.verdict, verdict_style(h.verdict)),
             (one_line(h.name, 300), Style()),
-            (h.status, status_style(h.status)),
+            (status_text(h), status_style(h.status)),
             (f"{h.runs:,}" if h.runs else "-", Style() if h.runs else dim),
             (f"{h.failures:,}" if h.failures else "-", Style() if h.failures else dim),
             (rate, verdict_style(h.verdict) if h.failures else dim),

@@ -1,5 +1,6 @@
 """A skill's versions, newest first, one per line (line API): when, how it came (installed or
-changed), the statuses it went through, its spec warnings and lint findings."""
+changed), the statuses it went through, its fate as a candidate version (proving itself, took
+over, set aside, replaced), which one is served, its spec warnings and lint findings."""
 
 from __future__ import annotations
 
@@ -138,6 +139,8 @@ class LineageVersions(LineTable[LineageVersion, int]):
         return Strip(segments).crop(0, width).simplify()
 
     def _cell_style(self, key: str, row: LineageVersion) -> Style:
+        if key == "status" and "set aside" in row.fate:
+            return self.get_component_rich_style("lineage-versions--warning")
         if key == "status" and row.statuses:
             name = STATUS_CLASSES.get(row.statuses[-1], "lineage-versions--dim")
             return self.get_component_rich_style(name)
@@ -163,11 +166,16 @@ def _header(width: int) -> str:
 
 
 def _cells(row: LineageVersion, width: int) -> list[tuple[str, str]]:
+    status = " → ".join(one_line(s, 20) for s in row.statuses) or "-"
+    if row.fate:
+        status = f"{status} · {row.fate}"
+    if row.served:
+        status = f"{status} · served"
     values = [
         f"v{row.version_no}",
         when(row.created_at),
         row.event.removeprefix("skill."),
-        " → ".join(one_line(s, 20) for s in row.statuses) or "-",
+        status,
         str(row.warning_count) if row.warning_count else "-",
         str(row.finding_count) if row.finding_count else "-",
     ]

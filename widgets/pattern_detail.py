@@ -25,6 +25,7 @@ from widgets.pattern_text import (
     lines,
     literal,
     pattern_state,
+    retrieval_lines,
     section,
     when,
 )
@@ -176,7 +177,7 @@ class PatternDetailView(VerticalScroll, can_focus=True):
         if check is None:
             parts.append(Text("checking…", self._style("dim")))
             return parts
-        return parts + checklist(pattern, check, self._style)
+        return parts + checklist(pattern, check, self._style) + retrieval_lines(check, self._style)
 
     def _how(self, pattern: Pattern) -> list[RenderableType]:
         parts: list[RenderableType] = []

@@ -167,3 +167,83 @@ def draft_body(draft: Draft, style: StyleOf) -> list[RenderableType]:
     if draft.citations:
         parts.append(grid)
     return parts
+
+
+def write_gate(draft: Draft, style: StyleOf, diff: str) -> list[RenderableType]:
+    """The draft's write gate: each transient literal and the parameter that replaced it (or
+    kept on purpose), the diff that shows every replacement, and its regression cases."""
+    parts: list[RenderableType] = [section(f"Parameters ({len(draft.parameters)})")]
+    if not draft.parameters:
+        parts.append(Text("nothing transient found: the draft is as learned", style("dim")))
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(style=style("label"), no_wrap=True)
+    grid.add_column(no_wrap=True)
+    grid.add_column(ratio=1)
+    for r in draft.parameters:
+        state = Text("kept", style("warning")) if r.kept else Text("replaces", style("dim"))
+        grid.add_row(
+            one_line(r.parameter, 40),
+            state,
+            Text(f"{one_line(r.literal, 200)}  ({one_line(r.kind, 20)}, {r.count}×)"),
+        )
+    if draft.parameters:
+        parts.append(grid)
+    if diff:
+        parts.append(section("What the parameters change (as learned → as written)"))
+        parts.append(Padding(diff_text(diff, style), (0, 0, 0, 2)))
+    parts.append(section(f"Regression cases ({len(draft.regressions)})"))
+    if not draft.regressions:
+        parts.append(Text("no dead end on record for this pattern", style("dim")))
+    for number, case in enumerate(draft.regressions, start=1):
+        out = Text()
+        out.append(f"{number}. ", style("label"))
+        out.append(f"situation: {one_line(case.situation, 400)}")
+        out.append(f"\n   wrong move: {one_line(case.wrong, 400)}", style("unmet"))
+        out.append(f"\n   right move: {one_line(case.expected, 400)}", style("met"))
+        if case.source:
+            out.append(f"  ({one_line(case.source, 60)})", style("dim"))
+        parts.append(out)
+    return parts
+
+
+def diff_text(diff: str, style: StyleOf, limit: int = 400) -> Text:
+    """A unified diff shown literally: added lines in the `met` style, removed in `unmet`."""
+    out = Text()
+    rows = diff.splitlines()
+    for row in rows[:limit]:
+        tone = ""
+        if row.startswith("+") and not row.startswith("+++"):
+            tone = "met"
+        elif row.startswith("-") and not row.startswith("---"):
+            tone = "unmet"
+        elif row.startswith("@@"):
+            tone = "dim"
+        out.append(neutralise(row, keep_newlines=False) + "\n", style(tone) if tone else Style())
+    if len(rows) > limit:
+        out.append(f"… {len(rows) - limit} more lines", style("dim"))
+    return out
+
+
+def retrieval_lines(
+    check: GraduationCheck, style: StyleOf, limit: int = 12
+) -> list[RenderableType]:
+    """The retrievals that returned the pattern: which counted for graduation (an agent's own
+    requests), which not, and why."""
+    if not check.retrievals:
+        return []
+    counted = sum(r.calls for r in check.retrievals if r.counted)
+    parts: list[RenderableType] = [
+        Text(
+            f"retrievals: {counted} counted, "
+            f"{sum(r.calls for r in check.retrievals) - counted} not (newest last)",
+            style("dim"),
+        )
+    ]
+    for r in check.retrievals[-limit:]:
+        mark = Text()
+        mark.append("✓ " if r.counted else "· ", style("met") if r.counted else style("dim"))
+        mark.append(f"{when(r.ts)}  rank {r.rank}{f' ×{r.calls}' if r.calls > 1 else ''}  ")
+        mark.append(one_line(r.why, 80), style("label") if r.counted else style("dim"))
+        mark.append(f"  {one_line(r.query, 120)}", style("dim"))
+        parts.append(mark)
+    return parts

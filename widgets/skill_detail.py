@@ -127,6 +127,31 @@ def _fields(out: Text, detail: SkillDetail) -> None:
     if s.shadowed:
         out.append("Shadowed by: ", style="bold yellow")
         out.append(one_line(detail.shadowed_by, 300) + "\n")
+    _governance(out, detail)
+
+
+def _governance(out: Text, detail: SkillDetail) -> None:
+    """The version served and the candidate, uses and importance, approval and provenance."""
+    m = detail.manifest
+    if detail.served_version and detail.served_version != detail.summary.version_no:
+        _field(out, "Serving", f"v{detail.served_version} (v{detail.summary.version_no} on disk)")
+    if detail.candidate is not None:
+        _field(out, "Candidate", detail.candidate.describe())
+    last = str(m.get("last_used_at") or "never")[:16]
+    uses = m.get("use_count", 0)
+    _field(out, "Uses", f"{uses} (last {last}), importance {float(m.get('importance', 0)):.2f}")
+    _field(out, "Approved by", str(m.get("approved_by", "")))
+    provenance = m.get("provenance") or {}
+    if provenance.get("patterns"):
+        drafts = provenance.get("drafts") or []
+        _field(
+            out,
+            "Provenance",
+            f"pattern {provenance['patterns'][0]}"
+            + (f", draft {drafts[0]}" if drafts else "")
+            + f", {len(provenance.get('sessions', []))} sessions,"
+            f" {len(provenance.get('nodes', []))} nodes",
+        )
 
 
 def _why(out: Text, hit: Suggestion) -> None:
@@ -199,13 +224,16 @@ def _findings(out: Text, detail: SkillDetail) -> None:
 def _relations(out: Text, detail: SkillDetail) -> None:
     _section(out, f"Relations ({len(detail.relations)} out, {len(detail.dependents)} in)")
     for r in detail.relations:
-        out.append(f"{r.type} → {one_line(r.target, 80)}")
+        out.append(f"{r.type} → {one_line(r.target, 80)}" + (f"@{r.pin}" if r.pin else ""))
         out.append(
             f"  ({r.origin}{', dangling' if r.dangling else ''})\n",
             style="red" if r.dangling else "dim",
         )
     for r in detail.dependents:
-        out.append(f"{one_line(r.source, 80)} {r.type} this skill\n")
+        pinned = f" (pinned to v{r.pin})" if r.pin else ""
+        out.append(f"{one_line(r.source, 80)} {r.type} this skill{pinned}\n")
+    for u in detail.unproven:
+        out.append(f"! {one_line(u.reason, 300)}\n", style="bold yellow")
     for cycle in detail.cycles:
         out.append(
             "cycle: " + " → ".join(one_line(n, 60) for n in (*cycle, cycle[0])) + "\n", style="red"

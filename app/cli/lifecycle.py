@@ -53,7 +53,10 @@ def register(sub: Subcommands) -> None:
     )
     relate.add_argument("source", metavar="A")
     relate.add_argument("type", metavar="TYPE", help="requires, extends, complements, ...")
-    relate.add_argument("target", metavar="B")
+    relate.add_argument("target", metavar="B", help="the skill (B@N pins its version N)")
+    relate.add_argument(
+        "--version", type=int, default=0, help="pin B's version (requires/extends only)"
+    )
     relate.add_argument("--remove", action="store_true")
     blast = add_command(
         sub,
@@ -64,6 +67,12 @@ def register(sub: Subcommands) -> None:
         reads=True,
     )
     blast.add_argument("skill")
+    blast.add_argument(
+        "--version",
+        type=int,
+        default=0,
+        help="that version's blast radius: dependents pinned to another one are not hit",
+    )
     graph = add_command(
         sub,
         "graph",
@@ -101,28 +110,38 @@ def register(sub: Subcommands) -> None:
     health.add_argument(
         "--apply",
         action="store_true",
-        help="also deprecate drifting skills and promote proven proposed ones (events)",
+        help="also deprecate drifting skills, promote proven proposed ones and decide"
+        " candidate versions (events)",
     )
 
 
 def cmd_relate(args: argparse.Namespace) -> int:
     with open_library(args) as library:
-        text = library.relate(args.source, args.type, args.target, remove=args.remove)
+        text = library.relate(
+            args.source, args.type, args.target, remove=args.remove, version=args.version
+        )
     emit(args, {"result": text}, text)
     return 0
 
 
 def blast_text(b: BlastRadius) -> str:
+    which = f" v{b.version_no}" if b.version_no else ""
     lines = [
-        f"{one_line(b.skill, 80)} ({b.status}): {len(b.dependents)} dependent skills,"
+        f"{one_line(b.skill, 80)}{which} ({b.status}): {len(b.dependents)} dependent skills,"
         f" {len(b.sessions)} sessions, {len(b.patterns)} patterns, {len(b.drafts)} drafts"
     ]
     for d in b.dependents:
         lines.append(
             f"  {'  ' * (d.depth - 1)}{one_line(d.name, 60)} ({d.status}) {d.relation}"
-            f" {one_line(d.path[1], 60)}  [depth {d.depth}]"
+            f" {one_line(d.path[1], 60)}{pinned(d.pin)}  [depth {d.depth}]"
         )
+    lines += [
+        f"  not hit: {one_line(d.name, 60)} ({d.status}) {d.relation}"
+        f" {one_line(b.skill, 60)}@{d.pin} (pinned to v{d.pin})"
+        for d in b.pinned
+    ]
     lines += [f"  related: {one_line(r.name, 60)} ({r.relation})" for r in b.related]
+    lines += pin_lines(b)
     if b.sessions:
         lines.append("  sessions: " + ", ".join(one_line(s[:8], 8) for s in b.sessions[:20]))
     if b.patterns:
@@ -134,7 +153,7 @@ def blast_text(b: BlastRadius) -> str:
 
 def cmd_blast(args: argparse.Namespace) -> int:
     with open_library(args) as library:
-        radius = library.blast(args.skill)
+        radius = library.blast(args.skill, args.version)
     emit(args, plain(radius), blast_text(radius))
     return 0
 
@@ -178,6 +197,10 @@ def health_text(rows: list[SkillHealth], changes: list[str]) -> str:
                 f" {v.failure_rate:.0%} failed, {v.verdict}"
                 for v in h.versions
             ]
+        if h.served_version and h.served_version != h.version_no:
+            out.append(f"          serving v{h.served_version}")
+        if h.candidate is not None:
+            out.append(f"          {one_line(h.candidate.describe(), 160)}")
         out += [f"          flag: {one_line(f, 120)}" for f in h.flags]
     out += [f"changed: {one_line(c, 200)}" for c in changes]
     return "\n".join(out)
@@ -275,7 +298,8 @@ def focus_text(radius: BlastRadius, deps: list[Dependency], problems: GraphProbl
 def dependency_line(d: Dependency) -> str:
     origin = "by hand" if d.manual else "/".join(d.origins)
     mark = "  <- dangling: no such skill" if d.missing else ""
-    return f"{d.relation:<16} {one_line(d.name, 60)} ({d.status}) [{origin}]{mark}"
+    pin = f"@{d.pin}" if d.pin else ""
+    return f"{d.relation:<16} {one_line(d.name, 60)}{pin} ({d.status}) [{origin}]{mark}"
 
 
 def dependent_tree(radius: BlastRadius) -> list[str]:
@@ -301,7 +325,8 @@ def problems_text(found: GraphProblems) -> str:
         return "no graph problems: no cycles, no dangling references, no self-relations"
     head = (
         f"{len(found.cycles)} cycles, {len(found.dangling)} dangling references,"
-        f" {len(found.self_loops)} self-relations"
+        f" {len(found.self_loops)} self-relations, {len(found.unproven)} stable skills on"
+        " proposed ones"
     )
     return "\n".join([head, *_capped([f"  {line}" for line in problem_lines(found)])])
 
@@ -321,6 +346,28 @@ def problem_lines(found: GraphProblems) -> list[str]:
         f"self-relation: {one_line(r.source, 60)} {r.type} itself (ignored)"
         for r in found.self_loops
     ]
+    lines += [f"unproven: {one_line(u.reason, 240)}" for u in found.unproven]
+    return lines
+
+
+def pinned(pin: int) -> str:
+    return f" @v{pin}" if pin else ""
+
+
+def pin_lines(b: BlastRadius) -> list[str]:
+    """Who is pinned to which version of the skill."""
+    lines = []
+    for p in b.pins:
+        state = (
+            "the served version"
+            if p.version_no == p.target_served
+            else f"v{p.target_served} is served"
+        )
+        missing = "" if p.exists else ", no such version"
+        lines.append(
+            f"  pinned: {one_line(p.dependent, 60)} {p.relation} {one_line(p.target, 60)}"
+            f"@{p.version_no} ({state}{missing}; {p.origin})"
+        )
     return lines
 
 

@@ -13,6 +13,7 @@ from typing import NoReturn
 from app.cli import (
     bench,
     catalog,
+    enrich,
     forget,
     hooks,
     launch,
@@ -43,6 +44,7 @@ DOMAINS = (
     lifecycle,
     runbook,
     lineage,
+    enrich,
     forget,
     team,
 )

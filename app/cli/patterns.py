@@ -21,8 +21,9 @@ from app.cli.common import (
 from store.errors import LibrarianError
 from store.ingest.cold import ColdTierUnavailable, client_from_config
 from store.models import Draft, GraduationCheck, MemoryHit, Node, Pattern, Retrieval
+from store.patterns.literals import draft_diff
 from store.serving import masked
-from store.text import one_line
+from store.text import neutralise, one_line
 
 if TYPE_CHECKING:
     from store.library import Library
@@ -101,15 +102,21 @@ def register(sub: Subcommands) -> None:
     drafts = add_command(
         sub,
         "drafts",
-        "SKILL.md drafts: list, show, approve, reject",
+        "SKILL.md drafts: list, show, diff (its parameters), keep/unkeep LITERAL, approve, reject",
         cmd_drafts,
         json_flag=True,
-        reads=actions("list", "show"),
+        reads=actions("list", "show", "diff"),
     )
     drafts.add_argument(
-        "action", nargs="?", default="list", choices=["list", "show", "approve", "reject"]
+        "action",
+        nargs="?",
+        default="list",
+        choices=["list", "show", "diff", "keep", "unkeep", "approve", "reject"],
     )
     drafts.add_argument("draft_id", nargs="?")
+    drafts.add_argument(
+        "literal", nargs="?", help="keep/unkeep: the literal, or its parameter ({host})"
+    )
     drafts.add_argument("--status", choices=["pending", "approved", "rejected"])
     drafts.add_argument("--reason", default="")
     retrievals = add_command(
@@ -235,15 +242,41 @@ def cmd_drafts(args: argparse.Namespace) -> int:
             return 0
         if not args.draft_id:
             raise LibrarianError(f"drafts {args.action} needs a draft ID")
-        if args.action == "show":
+        if args.action in ("keep", "unkeep") and not args.literal:
+            raise LibrarianError(f"drafts {args.action} needs a literal (or its parameter)")
+        if args.action in ("show", "diff"):
             draft = library.get_draft(args.draft_id)
+        elif args.action in ("keep", "unkeep"):
+            draft = library.keep_literal(args.draft_id, args.literal, keep=args.action == "keep")
         elif args.action == "approve":
             draft = library.approve_draft(args.draft_id)
         else:
             draft = library.reject_draft(args.draft_id, args.reason)
-    text = draft.content if args.action == "show" else drafts_text([draft])
-    emit(args, plain(draft), text)
+    if args.action == "show":
+        text = "\n".join([neutralise(draft.content), *gate_lines(draft)])
+    elif args.action == "diff":
+        text = neutralise(draft_diff(draft)) or "no parameters: the draft is as learned"
+    else:
+        text = "\n".join([drafts_text([draft]), *gate_lines(draft)])
+    data = {**plain(draft), "diff": draft_diff(draft)} if args.action == "diff" else plain(draft)
+    emit(args, data, text)
     return 0
+
+
+def gate_lines(draft: Draft) -> list[str]:
+    """The draft's write gate: each literal (replaced or kept) and its regression cases."""
+    lines = []
+    if draft.parameters:
+        lines.append("parameters (`librarian drafts keep ID LITERAL` keeps one):")
+        lines += [
+            f"  {one_line(r.parameter, 30):<16} {'kept    ' if r.kept else 'replaces'}"
+            f" {one_line(r.literal, 80)}  ({r.kind}, {r.count}x)"
+            for r in draft.parameters
+        ]
+    if draft.regressions:
+        lines.append(f"regression cases ({len(draft.regressions)}):")
+        lines += [f"  - {one_line(c.line(), 300)}" for c in draft.regressions]
+    return lines
 
 
 def cmd_retrievals(args: argparse.Namespace) -> int:
@@ -278,6 +311,19 @@ def criteria_lines(check: GraduationCheck) -> list[str]:
     ]
 
 
+def retrieval_lines(check: GraduationCheck, limit: int = 20) -> list[str]:
+    """The retrievals that returned the pattern: which counted for graduation, and why."""
+    lines = [
+        f"    {'counted' if r.counted else 'not counted':<11} #{r.seq} {one_line(r.ts[:16], 16)}"
+        f"  rank {r.rank}{f' ×{r.calls}' if r.calls > 1 else ''}  {one_line(r.why, 60)}:"
+        f" {one_line(r.query, 70)}"
+        for r in check.retrievals[-limit:]
+    ]
+    if len(check.retrievals) > limit:
+        lines.insert(0, f"    … {len(check.retrievals) - limit} earlier retrievals (--json)")
+    return lines
+
+
 def pattern_text(check: GraduationCheck, nodes: list[Node]) -> str:
     p = check.pattern
     lines = [
@@ -300,6 +346,7 @@ def pattern_text(check: GraduationCheck, nodes: list[Node]) -> str:
     ]
     lines.append("graduation:" + ("  ELIGIBLE" if check.eligible else ""))
     lines += criteria_lines(check)
+    lines += retrieval_lines(check)
     if check.revalidate:
         lines.append(
             f"  re-validate: graduated into {one_line(p.skill_name, 80)} but the pattern has"

@@ -135,6 +135,7 @@ def scan_text(report: ScanReport) -> str:
         for r in report.dangling
     ]
     lines += [f"  cycle {' -> '.join(one_line(n, 64) for n in (*c, c[0]))}" for c in report.cycles]
+    lines += [f"  warning: {one_line(u.reason, 240)}" for u in report.unproven]
     return "\n".join(lines)
 
 
@@ -162,6 +163,7 @@ def detail_text(d: SkillDetail, body: bool = True) -> str:
     ]
     if s.shadowed:
         lines.append(f"  shadowed by: {one_line(d.shadowed_by, 200)}")
+    lines += governance_lines(d)
     lines += [
         f"  {'info' if w.code == 'license_missing' else 'warning'} {w.code}:"
         f" {one_line(w.message, 200)}"
@@ -174,10 +176,15 @@ def detail_text(d: SkillDetail, body: bool = True) -> str:
     ]
     lines += [
         f"  {one_line(r.type, 32)} -> {one_line(r.target, 64)}"
+        + (f"@{r.pin}" if r.pin else "")
         + (" (dangling)" if r.dangling else "")
         for r in d.relations
     ]
-    lines += [f"  {one_line(r.source, 64)} {one_line(r.type, 32)} this skill" for r in d.dependents]
+    lines += [
+        f"  {one_line(r.source, 64)} {one_line(r.type, 32)} this skill"
+        + (f" (pinned to v{r.pin})" if r.pin else "")
+        for r in d.dependents
+    ]
     lines += [
         f"  version {v.version_no}: {v.event} {one_line(v.created_at, 40)} {v.content_hash[:12]}"
         for v in d.versions
@@ -185,6 +192,31 @@ def detail_text(d: SkillDetail, body: bool = True) -> str:
     if body:
         lines += ["", neutralise(d.body)]
     return "\n".join(lines)
+
+
+def governance_lines(d: SkillDetail) -> list[str]:
+    """Serving and candidate versions, unproven requirements, uses, approval, provenance."""
+    m = d.manifest
+    lines = []
+    if d.served_version and d.served_version != d.summary.version_no:
+        lines.append(f"  serving: v{d.served_version} (v{d.summary.version_no} is on disk)")
+    if d.candidate is not None:
+        lines.append(f"  candidate: {one_line(d.candidate.describe(), 200)}")
+    lines += [f"  warning: {one_line(u.reason, 240)}" for u in d.unproven]
+    last = one_line(str(m.get("last_used_at") or "never"), 40)
+    lines.append(
+        f"  uses: {m.get('use_count', 0)} (last {last}), importance {m.get('importance', 0):.2f}"
+    )
+    if m.get("approved_by"):
+        lines.append(f"  approved by: {one_line(str(m['approved_by']), 120)}")
+    provenance = m.get("provenance") or {}
+    if provenance.get("patterns"):
+        lines.append(
+            f"  provenance: pattern {one_line(provenance['patterns'][0], 40)}"
+            + (f", draft {one_line(provenance['drafts'][0], 40)}" if provenance["drafts"] else "")
+            + f", {len(provenance['sessions'])} sessions, {len(provenance['nodes'])} nodes"
+        )
+    return lines
 
 
 def suggest_text(contexts: list[str], results: list[list[Suggestion]]) -> str:

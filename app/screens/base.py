@@ -17,6 +17,8 @@ DRAFT_DONE = {
     "draft": "drafted {name}: it waits in the review queue",
     "approve": "approved {name}: installed as a proposed skill",
     "reject": "rejected the draft {name}",
+    "keep": "kept a literal in {name} on purpose",
+    "unkeep": "replaced a kept literal in {name} by its parameter again",
 }
 
 
@@ -76,6 +78,8 @@ def decide_draft(
             draft = library.approve_draft(key)
         elif action == "reject":
             draft = library.reject_draft(key, reason)
+        elif action in ("keep", "unkeep"):  # `reason`: the literal
+            draft = library.keep_literal(key, reason, keep=action == "keep")
         else:
             raise ValueError(f"unknown draft action {action!r}")
     except LibrarianError as exc:

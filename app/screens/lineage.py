@@ -298,6 +298,10 @@ class LineageScreen(LibrarianScreen):
         if found.supersedes:
             text.append("\nsupersedes ", style="bold")
             text.append(", ".join(one_line(n, 60) for n in found.supersedes))
+        latest = found.candidates[0] if found.candidates else None
+        if latest is not None and (latest.open or found.served_version != found.current_version):
+            text.append(f"\nserving v{found.served_version}: ", style="bold")
+            text.append(one_line(latest.describe(), 240))
         text.append("\n")
         text.append(one_line(found.provenance.note, 300), style="italic")
         return text

@@ -47,7 +47,8 @@ from app.messages import (
     ProposalsLoaded,
     QueueCountsLoaded,
 )
-from app.screens.base import LibrarianScreen, decide_draft
+from app.screens.base import decide_draft
+from app.screens.review_enrichments import NO_ENRICHMENTS, EnrichmentPane
 from store.errors import LibrarianError
 from store.library import Library
 from store.models import (
@@ -61,11 +62,15 @@ from store.models import (
     RelationProposal,
     SharedSession,
 )
+from store.models.governance import Enrichment
+from store.patterns.literals import draft_diff
 from store.team.connection import configured_hub, warm
 from store.team.review import TeamQueue
 from store.text import neutralise, one_line
 from widgets.draft_detail import DraftDetailView
 from widgets.draft_table import DraftTable
+from widgets.enrichment_detail import EnrichmentDetailView
+from widgets.enrichment_table import EnrichmentTable
 from widgets.node_detail import NodeDetailView
 from widgets.node_table import NodeTable
 from widgets.proposal_detail import ProposalDetailView
@@ -113,12 +118,14 @@ NO_PROPOSALS = (
     "No relation proposals waiting. Skills used together in enough sessions, with no relation"
     " between them, are proposed here after an ingest (or `librarian proposals compute`)."
 )
-#: The review queue's lists: pending nodes, SKILL.md drafts, relation proposals.
-MODES = ("nodes", "drafts", "relations")
+#: The review queue's lists: pending nodes, SKILL.md drafts, relation proposals, enrichment
+#: proposals for thin skills.
+MODES = ("nodes", "drafts", "relations", "enrichments")
 SUBTITLES = {
     "nodes": "Review queue",
     "drafts": "Review queue · drafts",
     "relations": "Review queue · relations",
+    "enrichments": "Review queue · enrichments",
 }
 #: Proposals' shared sessions kept in memory.
 SESSIONS_CACHE = 64
@@ -170,7 +177,7 @@ class TextPrompt(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-class ReviewScreen(LibrarianScreen):
+class ReviewScreen(EnrichmentPane):
     """Pending nodes in a table, the selected one's evidence and transcript below it.
 
     | Key | Action |
@@ -185,6 +192,8 @@ class ReviewScreen(LibrarianScreen):
     | d, l, esc | to the detail pane, back to the list, clear the filter or the marks |
     | D | switch between pending nodes and drafted SKILL.md files (a / x decide on drafts) |
     | R | switch between pending nodes and relation proposals (a / x decide on proposals) |
+    | E | switch between pending nodes and enrichment proposals (a / x decide on them) |
+    | L | in drafts: keep a transient literal on purpose (again: replace it again) |
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -320,6 +329,22 @@ class ReviewScreen(LibrarianScreen):
             tooltip="Switch the queue between your library (mine) and the team hub's staged"
             " items (team)",
         ),
+        Binding(
+            "E",
+            "toggle_enrichments",
+            "Enrichments",
+            show=False,
+            id="review.enrichments",
+            tooltip="Switch between pending nodes and proposed rewrites of thin skills",
+        ),
+        Binding(
+            "L",
+            "keep_literal",
+            "Keep literal",
+            show=False,
+            id="review.keep_literal",
+            tooltip="Keep one of the draft's transient literals on purpose (again: replace it)",
+        ),
     ]
 
     def __init__(self, library: Library) -> None:
@@ -343,6 +368,7 @@ class ReviewScreen(LibrarianScreen):
         self._drafts: list[Draft] = []
         self._draft_checks: dict[str, GraduationCheck] = {}
         self._proposals: list[RelationProposal] = []
+        self._enrichments: list[Enrichment] = []
         self._shared: dict[tuple[str, str], list[SharedSession]] = {}
         #: The team hub's queue while the source is "team" (None: this library's own).
         self._team: TeamQueue | None = None
@@ -377,10 +403,12 @@ class ReviewScreen(LibrarianScreen):
             yield NodeTable(id="node-table")
             yield DraftTable(id="draft-table")
             yield ProposalTable(id="proposal-table")
+            yield EnrichmentTable(id="enrichment-table")
             yield Static(id="review-status")
             yield NodeDetailView(id="node-detail")
             yield DraftDetailView(id="draft-detail")
             yield ProposalDetailView(id="proposal-detail")
+            yield EnrichmentDetailView(id="enrichment-detail")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -390,6 +418,7 @@ class ReviewScreen(LibrarianScreen):
         table.focus()
         self.query_one(DraftTable).empty_text = NO_DRAFTS
         self.query_one(ProposalTable).empty_text = NO_PROPOSALS
+        self.query_one(EnrichmentTable).empty_text = NO_ENRICHMENTS
         self.bindings_updated_signal.subscribe(self, self._bindings_changed)
         self.reload()
         self.load_counts()
@@ -403,14 +432,16 @@ class ReviewScreen(LibrarianScreen):
 
     def _bindings_changed(self, _screen: object) -> None:
         kept_out = self._counts is not None and self._counts.suppressed
-        if self._drafts or self._proposals or kept_out:  # the status line names keys focus can hide
+        waiting = self._drafts or self._proposals or self._enrichments
+        if waiting or kept_out:  # the status line names keys focus can hide
             self._update_status()
 
     def on_screen_resume(self) -> None:
         # Shown (again): a pattern may have been drafted on the Patterns screen meanwhile,
-        # and an ingest may have proposed relations.
+        # an ingest may have proposed relations, `librarian enrich` proposed rewrites.
         self.load_drafts()
         self.load_proposals()
+        self.load_enrichments()
 
     # -- workers (thread: the store blocks) ------------------------------------------
 
@@ -777,10 +808,12 @@ class ReviewScreen(LibrarianScreen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # None greys the binding out in the footer instead of hiding it.
+        if action == "keep_literal":
+            draft = self._draft_target() if self._mode == "drafts" else None
+            return True if draft is not None and draft.parameters else None
         if self._mode != "nodes":
             if action in ("approve", "reject"):
-                target = self._draft_target() if self._mode == "drafts" else self._proposal_target()
-                return True if target is not None else None
+                return True if self._decision_target() is not None else None
             return None if action in NODE_ONLY else True
         if action in ("approve", "reject", "scope", "edit", "skip"):
             return True if self.query_one(NodeTable).current is not None else None
@@ -790,12 +823,23 @@ class ReviewScreen(LibrarianScreen):
             return True if self._team is None else None
         return True
 
+    def _decision_target(self) -> object | None:
+        """What approve / reject decide on in the drafts, relations or enrichments list."""
+        if self._mode == "drafts":
+            return self._draft_target()
+        if self._mode == "relations":
+            return self._proposal_target()
+        return self._enrichment_target()
+
     def action_approve(self) -> None:
         if self._mode == "drafts":
             self._approve_draft()
             return
         if self._mode == "relations":
             self._accept_proposal()
+            return
+        if self._mode == "enrichments":
+            self._approve_enrichment()
             return
         targets = self._targets()
         if targets:
@@ -809,6 +853,9 @@ class ReviewScreen(LibrarianScreen):
             return
         if self._mode == "relations":
             self._reject_proposal()
+            return
+        if self._mode == "enrichments":
+            self._reject_enrichment()
             return
         targets = self._targets()
         if not targets:
@@ -880,14 +927,20 @@ class ReviewScreen(LibrarianScreen):
     def action_focus_list(self) -> None:
         self._list_widget().focus()
 
-    def _list_widget(self) -> NodeTable | DraftTable | ProposalTable:
+    def _list_widget(self) -> NodeTable | DraftTable | ProposalTable | EnrichmentTable:
+        if self._mode == "enrichments":
+            return self.query_one(EnrichmentTable)
         if self._mode == "drafts":
             return self.query_one(DraftTable)
         if self._mode == "relations":
             return self.query_one(ProposalTable)
         return self.query_one(NodeTable)
 
-    def _detail_widget(self) -> NodeDetailView | DraftDetailView | ProposalDetailView:
+    def _detail_widget(
+        self,
+    ) -> NodeDetailView | DraftDetailView | ProposalDetailView | EnrichmentDetailView:
+        if self._mode == "enrichments":
+            return self.query_one(EnrichmentDetailView)
         if self._mode == "drafts":
             return self.query_one(DraftDetailView)
         if self._mode == "relations":
@@ -1048,12 +1101,58 @@ class ReviewScreen(LibrarianScreen):
     def action_toggle_relations(self) -> None:
         self._set_mode("nodes" if self._mode == "relations" else "relations")
 
+    def action_toggle_enrichments(self) -> None:
+        self._set_mode("nodes" if self._mode == "enrichments" else "enrichments")
+
+    def _ask_reason(self, title: str, then: Callable[[str], None]) -> None:
+        self._ask(
+            TextPrompt(
+                title, placeholder="reason (required)", hint="Enter rejects · Escape cancels"
+            ),
+            then,
+        )
+
+    def action_keep_literal(self) -> None:
+        """Keep one of the draft's transient literals (or replace a kept one again)."""
+        draft = self._draft_target() if self._mode == "drafts" else None
+        if draft is None or not draft.parameters:
+            self.app.bell()
+            return
+        shown = ", ".join(
+            f"{r.parameter}{' (kept)' if r.kept else ''}" for r in draft.parameters[:6]
+        )
+
+        def keep(answer: str) -> None:
+            wanted = answer.strip()
+            found = [
+                r
+                for r in draft.parameters
+                if wanted in (r.literal, r.parameter, r.parameter.strip("{}"))
+            ]
+            if not found:
+                self.notify("no such literal or parameter: nothing was changed", timeout=5)
+                return
+            self.query_one(DraftTable).set_busy(draft.draft_id)
+            self.refresh_bindings()
+            action = "unkeep" if found[0].kept else "keep"
+            self.write_draft(action, draft.draft_id, found[0].literal)
+
+        self._ask(
+            TextPrompt(
+                f"Keep a literal of {one_line(draft.name, 60)}",
+                placeholder=one_line(shown, 120),
+                hint="a parameter ({host}) or its literal · a kept one is replaced again",
+            ),
+            keep,
+        )
+
     def _set_mode(self, mode: str) -> None:
         if mode not in MODES:
             raise ValueError(f"unknown review list {mode!r}")
         self._mode = mode
         self.set_class(mode == "drafts", "-drafts")
         self.set_class(mode == "relations", "-relations")
+        self.set_class(mode == "enrichments", "-enrichments")
         self.sub_title = SUBTITLES[mode]
         self._list_widget().focus()
         if mode == "drafts":
@@ -1062,6 +1161,9 @@ class ReviewScreen(LibrarianScreen):
         elif mode == "relations":
             self._show_proposal()
             self.load_proposals()
+        elif mode == "enrichments":
+            self._show_enrichment()
+            self.load_enrichments()
         self._update_status()
         self.refresh_bindings()
 
@@ -1074,7 +1176,7 @@ class ReviewScreen(LibrarianScreen):
     def _show_draft(self) -> None:
         draft = self.query_one(DraftTable).current
         check = self._draft_checks.get(draft.pattern_id) if draft else None
-        self.query_one(DraftDetailView).show(draft, check)
+        self.query_one(DraftDetailView).show(draft, check, draft_diff(draft) if draft else "")
 
     def on_drafts_loaded(self, message: DraftsLoaded) -> None:
         self._drafts = message.drafts
@@ -1124,7 +1226,10 @@ class ReviewScreen(LibrarianScreen):
         )
 
     def on_draft_written(self, message: DraftWritten) -> None:
-        # The row stays dimmed until the reload drops it (with its busy flag).
+        # The row stays dimmed until the reload drops it (with its busy flag); a draft whose
+        # literal was kept stays pending: its row comes back as it is now.
+        if message.action in ("keep", "unkeep"):
+            self.query_one(DraftTable).set_busy(message.draft.draft_id, busy=False)
         self.tell_draft(message)
         self.load_drafts()
 
@@ -1283,6 +1388,9 @@ class ReviewScreen(LibrarianScreen):
         if self._mode == "relations":
             self.query_one("#review-status", Static).update(self._proposals_status())
             return
+        if self._mode == "enrichments":
+            self.query_one("#review-status", Static).update(self._enrichments_status())
+            return
         table = self.query_one(NodeTable)
         text = Text()
         if self._team is not None:
@@ -1300,6 +1408,9 @@ class ReviewScreen(LibrarianScreen):
         if self._proposals:
             text.append(" · ")
             text.append_text(self._proposals_status())
+        if self._enrichments:
+            text.append(" · ")
+            text.append_text(self._enrichments_status())
         shown = len(table.rows)
         text.append(f"  ·  showing {shown:,}", style="dim")
         if self._total > shown:

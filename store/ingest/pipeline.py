@@ -36,6 +36,7 @@ from store.ingest.transcript import (
     subagent_files,
 )
 from store.ingest.warm import extract_warm
+from store.lifecycle.candidates import settle
 from store.models import (
     ExtractedEdge,
     ExtractedNode,
@@ -46,6 +47,7 @@ from store.models import (
     UpgradeReport,
 )
 from store.projections import store_blob
+from store.skills import usage
 
 if TYPE_CHECKING:
     from store.library import Library
@@ -299,6 +301,9 @@ def _record(library: Library, parsed: ParsedSession) -> _Outcome:
         )
         merged = append_nodes(library, conn, decisions)
         recorded = inferred_outcomes.record(library, conn, sid, inferred)
+        calls = usage.tally((o.skill, o.at) for o in inferred)
+        for skill_id in usage.record(conn, library.append_event, sid, calls):
+            settle(conn, library.append_event, library.config, skill_id)
     added = sum(1 for _, into, _ in decisions if not into)
     return _Outcome(
         ingested=True,

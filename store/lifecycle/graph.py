@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from store import catalog
 from store.errors import LibrarianError
 from store.lifecycle.gcpause import paused_gc
+from store.lifecycle.requirements import PinError, pins_on, refuse_unproven, split_pin, unproven
 from store.models import (
     RELATION_TYPES,
     BlastRadius,
@@ -30,6 +31,7 @@ from store.models import (
     GraphProblems,
     Relation,
 )
+from store.models.governance import UnprovenRequirement
 
 if TYPE_CHECKING:
     from store.library import Library
@@ -63,6 +65,7 @@ class Reach(NamedTuple):
     total: int  # every transitive dependent
     direct: int  # those at depth 1
     names: frozenset[str] = frozenset()  # every transitive dependent's name
+    pinned: tuple[Dependent, ...] = ()  # direct dependents pinned to another version: not hit
 
 
 class DependencyGraph:
@@ -82,6 +85,7 @@ class DependencyGraph:
         self._dependents: dict[str, list[tuple[str, str]]] = {}
         self._requirers: dict[str, list[tuple[str, str]]] = {}  # requires/extends only
         self._forward: dict[str, list[tuple[str, str, str]]] = {}
+        self._pins: dict[tuple[str, str, str], int] = {}  # (source, type, target) -> version
         self._status: dict[str, str] = {}
         self._problems: GraphProblems | None = None
 
@@ -114,15 +118,21 @@ class DependencyGraph:
                 "SELECT skill_id, name, status FROM skills WHERE status != 'uninstalled'"
             ).fetchall()
             relations = conn.execute(
-                "SELECT source_id, type, target_name, origin FROM relations"
+                "SELECT source_id, type, target_name, origin, pin FROM relations"
             ).fetchall()
         names = {sid: name for sid, name, _ in skills}
         status = {name: st for _, name, st in skills}
         rows = sorted(
             (names[sid], kind, target, origin)
-            for sid, kind, target, origin in relations
+            for sid, kind, target, origin, _pin in relations
             if sid in names
         )
+        pins: dict[tuple[str, str, str], int] = {}
+        for sid, kind, target, _origin, pin in relations:
+            if pin and sid in names:  # a hand-made pin and a declared one: the higher
+                key = (names[sid], kind, target)
+                pins[key] = max(pins.get(key, 0), int(pin))
+        self._pins = pins
         dependents: dict[str, list[tuple[str, str]]] = defaultdict(list)
         requirers: dict[str, list[tuple[str, str]]] = defaultdict(list)
         forward: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
@@ -137,40 +147,56 @@ class DependencyGraph:
         self._forward = dict(forward)
         self._signature, self._problems = signature, None
 
-    def walk(self, name: str, limit: int | None = None) -> Reach:
+    def walk(self, name: str, limit: int | None = None, version: int = 0) -> Reach:
         """Every skill that transitively requires or extends `name` (breadth first, so each
         at its nearest depth, with one shortest path), and the related skills at depth 1.
-        With `limit`, only the nearest `limit` dependents are built, but all are counted."""
+        With `limit`, only the nearest `limit` dependents are built, but all are counted.
+        With `version`, the walk is that version's: a direct dependent pinned to another
+        version is not hit (it is listed in `pinned`, and nothing is reached through it)."""
         with self._lock:
             self._load()
         with paused_gc():
-            return self._walk(name, limit)
+            return self._walk(name, limit, version)
 
-    def _walk(self, name: str, limit: int | None) -> Reach:
+    def _walk(self, name: str, limit: int | None, version: int = 0) -> Reach:
         dependents, requirers, status = self._dependents, self._requirers, self._status
+        pins = self._pins
         # Only requires/extends propagate, so the walk follows those edges alone (a hub's
         # complements would triple it), and each path is its predecessor's plus one name.
         paths: dict[str, tuple[str, ...]] = {name: (name,)}
         reached: list[tuple[str, str, int]] = []  # (name, type, depth), nearest first
+        away: dict[str, Dependent] = {}  # pinned to another version than `version`
         queue = deque([(name, 1)])
         while queue:
             current, depth = queue.popleft()
             path = paths[current]
             for source, kind in requirers.get(current, ()):
+                pin = pins.get((source, kind, current), 0) if depth == 1 else 0
+                if version and pin and pin != version:
+                    away.setdefault(
+                        source, Dependent(source, status.get(source, "?"), kind, 1, path, pin)
+                    )
+                    continue
                 if source not in paths:
                     paths[source] = (source, *path)
                     reached.append((source, kind, depth))
                     queue.append((source, depth + 1))
         direct = sum(1 for _, _, depth in reached if depth == 1)
         shown = reached if limit is None else reached[:limit]
-        found = [Dependent(n, status.get(n, "?"), k, d, paths[n]) for n, k, d in shown]
+        found = [
+            Dependent(
+                n, status.get(n, "?"), k, d, paths[n], pins.get((n, k, name), 0) if d == 1 else 0
+            )
+            for n, k, d in shown
+        ]
         related = {s: k for s, k in dependents.get(name, ()) if k not in DEPENDENCY_TYPES}
         near = [
             Dependent(n, status.get(n, "?"), kind, 1, (n, name))
             for n, kind in sorted(related.items())
             if n not in paths
         ]
-        return Reach(found, near, len(reached), direct, frozenset(n for n, _, _ in reached))
+        pinned = tuple(away[n] for n in sorted(away) if n not in paths)
+        return Reach(found, near, len(reached), direct, frozenset(n for n, _, _ in reached), pinned)
 
     def problems_of(self, name: str, dependents: frozenset[str]) -> GraphProblems:
         """The problems that touch one skill, without searching the whole graph: its
@@ -196,11 +222,33 @@ class DependencyGraph:
                         queue.append(target)
         members = tuple(sorted(knot))
         cycles = (_cycle_in(members, edges),) if len(members) > 1 else ()
+        unproven = self._unproven(name)
         return GraphProblems(
             dangling=tuple(dangling),
             cycles=cycles,
             knots=(members,) if cycles else (),
             self_loops=(*loops, *_ignored_self_relations(self.library, name)),
+            unproven=unproven,
+        )
+
+    def _unproven(self, name: str | None = None) -> tuple[UnprovenRequirement, ...]:
+        """Stable skills that require or extend a proposed one (those touching `name`)."""
+        status = self._status
+        if name is None:
+            rows = self._rows
+        else:
+            rows = [(name, kind, target, o) for target, kind, o in self._forward.get(name, ())]
+            rows += [(source, kind, name, "") for source, kind in self._requirers.get(name, ())]
+        found = {
+            (source, kind, target)
+            for source, kind, target, _ in rows
+            if kind in DEPENDENCY_TYPES
+            and source != target
+            and status.get(source) == "stable"
+            and status.get(target) == "proposed"
+        }
+        return tuple(
+            unproven(source, kind, target, "proposed") for source, kind, target in sorted(found)
         )
 
     def cycles_through(self, name: str) -> tuple[tuple[str, ...], ...]:
@@ -232,7 +280,9 @@ class DependencyGraph:
             if self._problems is None:
                 found = _find_problems(self._rows, self._status)
                 ignored = _ignored_self_relations(self.library)
-                self._problems = replace(found, self_loops=(*found.self_loops, *ignored))
+                self._problems = replace(
+                    found, self_loops=(*found.self_loops, *ignored), unproven=self._unproven()
+                )
             return self._problems
 
 
@@ -353,9 +403,10 @@ def _cycle_in(knot: tuple[str, ...], edges: dict[str, list[str]]) -> tuple[str, 
     return knot  # unreachable for a strongly connected knot
 
 
-def blast_radius(library: Library, key: str | int) -> BlastRadius:
+def blast_radius(library: Library, key: str | int, version: int = 0) -> BlastRadius:
     """Everything that relies on a skill: dependents, related skills, sessions, patterns,
-    drafts."""
+    drafts. With `version`, the blast radius of that version: a dependent pinned to another
+    version is not hit (it is listed in `pinned`); every other dependent is."""
     with library.db.read() as conn:
         sid = catalog.resolve(conn, key)
         if sid is None:
@@ -363,12 +414,17 @@ def blast_radius(library: Library, key: str | int) -> BlastRadius:
         name, status = conn.execute(
             "SELECT name, status FROM skills WHERE skill_id=?", (sid,)
         ).fetchone()
-    return _radius(library, name, status)
-
-
-def _radius(library: Library, name: str, status: str) -> BlastRadius:
-    reach = library.dependency_graph.walk(name)
-    return _with_uses(library, name, status, reach.dependents, reach.related)
+        if (
+            version
+            and not conn.execute(
+                "SELECT 1 FROM skill_versions WHERE skill_id=? AND version_no=?", (sid, version)
+            ).fetchone()
+        ):
+            raise RelationError(f"{name} has no version {version}")
+        pins = pins_on(conn, name)
+    reach = library.dependency_graph.walk(name, version=version)
+    radius = _with_uses(library, name, status, reach.dependents, reach.related)
+    return replace(radius, version_no=version, pinned=reach.pinned, pins=tuple(pins))
 
 
 def _with_uses(
@@ -424,16 +480,18 @@ def _dependencies(conn: Any, sid: int) -> list[Dependency]:
     rows = conn.execute(
         "SELECT r.type, r.target_name, r.origin, (SELECT t.status FROM skills t"
         " WHERE t.name = r.target_name AND t.status != 'uninstalled'"
-        " ORDER BY t.scope_rank, t.root_rank, t.fs_path LIMIT 1)"
+        " ORDER BY t.scope_rank, t.root_rank, t.fs_path LIMIT 1), r.pin"
         " FROM relations r WHERE r.source_id=? ORDER BY r.target_name, r.type, r.origin",
         (sid,),
     ).fetchall()
     merged: dict[tuple[str, str], list[Any]] = {}
-    for kind, target, origin, status in rows:
-        merged.setdefault((kind, target), [[], status or "missing"])[0].append(origin)
+    for kind, target, origin, status, pin in rows:
+        entry = merged.setdefault((kind, target), [[], status or "missing", 0])
+        entry[0].append(origin)
+        entry[2] = max(entry[2], int(pin))
     found = [
-        Dependency(target, kind, tuple(origins), status)
-        for (kind, target), (origins, status) in merged.items()
+        Dependency(target, kind, tuple(origins), status, pin)
+        for (kind, target), (origins, status, pin) in merged.items()
     ]
     order = {t: i for i, t in enumerate(RELATION_TYPES)}
     return sorted(found, key=lambda d: (order.get(d.relation, len(order)), d.name))
@@ -519,9 +577,10 @@ DEFAULT_CANDIDATES = 3
 
 
 def default_focus(library: Library) -> str | None:
-    """The skill a graph opens on: among the deprecated skills (drift demotes to deprecated)
-    and those drifting still undemoted, the one with the largest blast radius; else the
-    first installed skill by name (None: no skills).
+    """The skill a graph opens on: among the deprecated skills (drift demotes to deprecated),
+    those drifting still undemoted and those whose candidate version drifted (set aside), the
+    one with the largest blast radius; else the first installed skill by name (None: no
+    skills).
 
     Cheap without the loaded graph or the health window: "drifting" is judged on the
     catalog's all-time counts (failures above the fail threshold over enough runs), SQL
@@ -540,7 +599,9 @@ def default_focus(library: Library) -> str | None:
                 " AND s.status != 'uninstalled' AND s.name != d.name) AS n"
                 " FROM skills d WHERE d.status = 'deprecated' OR (d.status IN ('stable',"
                 " 'proposed') AND d.success_count + d.failure_count >= ? AND d.failure_count"
-                " > ? * (d.success_count + d.failure_count)) ORDER BY n DESC, d.name LIMIT ?",
+                " > ? * (d.success_count + d.failure_count)) OR d.skill_id IN (SELECT skill_id"
+                " FROM skill_candidates WHERE status = 'set_aside')"
+                " ORDER BY n DESC, d.name LIMIT ?",
                 (*DEPENDENCY_TYPES, s["min_runs"], s["fail"], DEFAULT_CANDIDATES),
             )
         ]
@@ -570,11 +631,27 @@ def _radius_size(conn: Any, name: str) -> int:
     return int(row[0]) - 1
 
 
-def relate(library: Library, source: str, kind: str, target: str, *, remove: bool = False) -> str:
+def relate(
+    library: Library,
+    source: str,
+    kind: str,
+    target: str,
+    *,
+    remove: bool = False,
+    version: int = 0,
+) -> str:
     """Add (or remove) a hand-made relation, checked: both skills exist, not a self-relation,
-    no dependency cycle. Returns a one-line description."""
+    no dependency cycle, a stable skill never depends on a proposed one, a pinned version
+    (`target@N` or `version`) exists. Returns a one-line description."""
     if kind not in RELATION_TYPES:
         raise RelationError(f"unknown relation {kind!r} (one of: {', '.join(RELATION_TYPES)})")
+    try:
+        target, written_pin = split_pin(target)
+    except PinError as exc:
+        raise RelationError(str(exc)) from exc
+    pin = version or written_pin
+    if pin and kind not in DEPENDENCY_TYPES:
+        raise RelationError(f"only requires and extends can pin a version, not {kind}")
     with library.db.write() as conn:
         ids = {}
         for key in (source, target):
@@ -582,34 +659,66 @@ def relate(library: Library, source: str, kind: str, target: str, *, remove: boo
             if sid is None:
                 raise RelationError(f"no skill named {key!r}")
             ids[key] = sid
-        names = {
-            key: conn.execute("SELECT name FROM skills WHERE skill_id=?", (sid,)).fetchone()[0]
+        rows = {
+            key: conn.execute("SELECT name, status FROM skills WHERE skill_id=?", (sid,)).fetchone()
             for key, sid in ids.items()
         }
-        src, dst = names[source], names[target]
+        (src, src_status), (dst, dst_status) = rows[source], rows[target]
         if src == dst:
             raise RelationError(f"a skill cannot be related to itself ({src} {kind} {src})")
         exists = conn.execute(
-            "SELECT 1 FROM relations WHERE source_id=? AND type=? AND target_name=?"
+            "SELECT pin FROM relations WHERE source_id=? AND type=? AND target_name=?"
             " AND origin='manual'",
             (ids[source], kind, dst),
         ).fetchone()
         payload = {"source_id": ids[source], "type": kind, "target_name": dst, "origin": "manual"}
+        shown = f"{src} {kind} {dst}" + (f"@{pin}" if pin else "")
         if remove:
             if not exists:
                 raise RelationError(f"no hand-made relation {src} {kind} {dst}")
             library.append_event(conn, "relation.removed", f"skill:{src}", payload)
             return f"removed: {src} {kind} {dst}"
-        if exists:
-            return f"already there: {src} {kind} {dst}"
-        if kind in DEPENDENCY_TYPES:
-            cycle = _path(conn, dst, src)
-            if cycle:
-                raise RelationError(
-                    f"{src} {kind} {dst} would close a cycle: " + " -> ".join([src, *cycle])
-                )
+        if exists and int(exists[0]) == pin:
+            return f"already there: {shown}"
+        _check_dependency(conn, (src, src_status), kind, (dst, dst_status, ids[target]), pin)
+        if pin:
+            payload["pin"] = pin
         library.append_event(conn, "relation.added", f"skill:{src}", payload)
-    return f"added: {src} {kind} {dst}"
+    return f"{'re-pinned' if exists else 'added'}: {shown}"
+
+
+def _check_dependency(
+    conn: Any, source: tuple[str, str], kind: str, target: tuple[str, str, int], pin: int
+) -> None:
+    """Refuse what a dependency may not be: a cycle, a stable skill on a proposed one, a pin
+    on a version that does not exist (or, from a stable skill, one still proving itself)."""
+    (src, src_status), (dst, dst_status, dst_id) = source, target
+    if kind not in DEPENDENCY_TYPES:
+        return
+    cycle = _path(conn, dst, src)
+    if cycle:
+        raise RelationError(
+            f"{src} {kind} {dst} would close a cycle: " + " -> ".join([src, *cycle])
+        )
+    try:
+        refuse_unproven(src_status, src, kind, dst, dst_status)
+    except PinError as exc:
+        raise RelationError(str(exc)) from exc
+    if not pin:
+        return
+    known = conn.execute(
+        "SELECT 1 FROM skill_versions WHERE skill_id=? AND version_no=?", (dst_id, pin)
+    ).fetchone()
+    if known is None:
+        raise RelationError(f"{dst} has no version {pin} to pin (see `librarian lineage {dst}`)")
+    fate = conn.execute(
+        "SELECT status FROM skill_candidates WHERE skill_id=? AND version_no=?", (dst_id, pin)
+    ).fetchone()
+    if src_status == "stable" and fate is not None and fate[0] in ("candidate", "set_aside"):
+        what = "still proving itself" if fate[0] == "candidate" else "set aside (it drifted)"
+        raise RelationError(
+            f"v{pin} of {dst} is a candidate {what}: a stable skill pins only a proven version"
+        )
 
 
 def _path(conn: Any, start: str, goal: str) -> list[str]:

@@ -19,11 +19,16 @@ the weekly trend, so 1,000,000 outcomes never become Python objects.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from store.config import Config
+from store.lifecycle.candidates import decide, decision, latest, open_candidates
+from store.lifecycle.candidates import settings as candidate_settings
 from store.lifecycle.gcpause import paused_gc
+from store.lifecycle.requirements import all_unproven_of
 from store.models import HEALTH_VERDICTS, HealthChange, Outcome, SkillHealth, VersionHealth
 
 if TYPE_CHECKING:
@@ -73,10 +78,11 @@ def _compute(library: Library, check_files: bool, trend: bool) -> list[SkillHeal
     weeks = [(now - timedelta(weeks=TREND_WEEKS - i)).isoformat() for i in range(TREND_WEEKS)]
     with library.db.read() as conn:
         skills = conn.execute(
-            "SELECT skill_id, name, status, current_version, dir, last_used_at, installed_at,"
+            "SELECT skill_id, name, status, served_version, dir, last_used_at, installed_at,"
             " max(coalesce(last_success_at, ''), coalesce(last_failure_at, ''))"
             " FROM skills WHERE status != 'uninstalled' ORDER BY skill_id"
         ).fetchall()
+        candidates = latest(conn, library.config)
         counts = _window_counts(conn, since)
         trends = _trends(conn, weeks) if trend else {}
         decayed = {
@@ -100,15 +106,18 @@ def _compute(library: Library, check_files: bool, trend: bool) -> list[SkillHeal
             flags.append("re-validate: its pattern decayed")
         if sid in bodies:
             flags += [f"missing file: {f}" for f in _missing_files(folder, bodies[sid])]
-        out.append(
-            _health(
-                (sid, name, status, int(current), last_run),
-                versions,
-                s,
-                trends.get(sid, no_runs),
-                tuple(flags),
-            )
+        candidate = candidates.get(sid)
+        if candidate is not None and candidate.status == "set_aside" and candidate.alert:
+            flags.append(f"alert: candidate v{candidate.version_no} {candidate.alert}, set aside")
+        row = _health(
+            (sid, name, status, int(current), last_run),
+            versions,
+            s,
+            trends.get(sid, no_runs),
+            tuple(flags),
         )
+        out.append(row if candidate is None else replace(row, candidate=candidate))
+    out = at_risk(out, library)
     # Retired skills are never served again: their health is history, listed last.
     out.sort(
         key=lambda h: (
@@ -223,12 +232,14 @@ def _missing_files(folder: str, body: str) -> list[str]:
 
 
 def plan(library: Library, found: list[SkillHealth] | None = None) -> list[HealthChange]:
-    """The status changes `apply` would make now, worst first; nothing is changed."""
+    """The changes `apply` would make now, worst first; nothing is changed."""
     s = settings(library)
     if found is None:
         found = compute(library, check_files=False)
     with library.db.read() as conn:
         clean = _clean_runs(conn)
+        decided = candidate_changes(conn, library.config)
+        unproven = {r.source for r in all_unproven_of(conn, "proposed")}
     changes: list[HealthChange] = []
     for h in found:
         if h.verdict == "DRIFTING" and h.status in ("stable", "proposed"):
@@ -237,10 +248,14 @@ def plan(library: Library, found: list[SkillHealth] | None = None) -> list[Healt
                 f" {s['window_days']:g} days ({h.failure_rate:.0%} > {s['fail']:.0%})"
             )
             changes.append(HealthChange(h.skill_id, h.name, "skill.deprecated", h.status, reason))
-        elif h.status == "proposed" and clean.get(h.skill_id, 0) >= s["promote_after"]:
+        elif (
+            h.status == "proposed"
+            and clean.get(h.skill_id, 0) >= s["promote_after"]
+            and h.name not in unproven  # it would be a stable skill on a proposed one
+        ):
             reason = f"{clean[h.skill_id]} successes of v{h.version_no} and no failure"
             changes.append(HealthChange(h.skill_id, h.name, "skill.promoted", h.status, reason))
-    return changes
+    return changes + decided
 
 
 def apply(library: Library) -> tuple[list[SkillHealth], list[str]]:
@@ -248,10 +263,22 @@ def apply(library: Library) -> tuple[list[SkillHealth], list[str]]:
     event with the numbers as its reason). Returns the health and what changed."""
     found = compute(library)
     changes: list[str] = []
-    for change in plan(library, found):
+    planned = plan(library, found)
+    for change in planned:
+        if change.event_type.startswith("skill.candidate_"):
+            continue
         extra = {"alert": "drifting"} if change.event_type == "skill.deprecated" else {}
         library.change_status(change.skill_id, change.event_type, change.reason, **extra)
         changes.append(change.describe())
+    decided = {c.skill_id: c for c in planned if c.event_type.startswith("skill.candidate_")}
+    if decided:  # in one transaction, the candidates' runs read in one scan
+        with library.db.write() as conn:
+            opened = open_candidates(conn, library.config)
+            s = candidate_settings(library.config)
+            for sid, change in decided.items():
+                candidate = opened.get(sid)
+                if candidate is not None and decide(conn, library.append_event, candidate, s):
+                    changes.append(change.describe())
     return (compute(library) if changes else found), changes
 
 
@@ -272,6 +299,55 @@ def recent_outcomes(library: Library, key: str | int, limit: int = 20) -> list[O
     return [
         Outcome(int(r[0]), r[1], r[2], int(r[3]), bool(r[4]), r[5], r[6], bool(r[7])) for r in rows
     ]
+
+
+def candidate_changes(conn: Any, config: Config) -> list[HealthChange]:
+    """The candidates whose runs call for a decision that was not made yet (they are decided
+    as outcomes are recorded; this catches up after the thresholds changed)."""
+    s = candidate_settings(config)
+    found = []
+    for sid, candidate in open_candidates(conn, config).items():
+        kind, reason = decision(candidate, s)
+        status = conn.execute("SELECT status FROM skills WHERE skill_id=?", (sid,)).fetchone()
+        if kind and status is not None and status[0] not in ("retired", "uninstalled"):
+            found.append(
+                HealthChange(
+                    sid, candidate.name, kind, str(status[0]), reason, candidate.version_no
+                )
+            )
+    return found
+
+
+def at_risk(rows: list[SkillHealth], library: Library) -> list[SkillHealth]:
+    """Flag the skills whose version of a requirement is drifting. A dependent pinned to a
+    version is judged by that version's health; an unpinned one by the served version's."""
+    drifting = {
+        (h.name, v.version_no): v
+        for h in rows
+        if h.status != "retired"
+        for v in h.versions
+        if v.verdict == "DRIFTING"
+    }
+    if not drifting:
+        return rows
+    served = {h.name: h.served_version or h.version_no for h in rows}
+    with library.db.read() as conn:
+        edges = conn.execute(
+            "SELECT s.name, r.type, r.target_name, r.pin FROM relations r"
+            " JOIN skills s ON s.skill_id = r.source_id WHERE s.status != 'uninstalled'"
+            " AND r.type IN ('requires', 'extends') ORDER BY s.name, r.target_name"
+        ).fetchall()
+    flags: dict[str, list[str]] = {}
+    for source, kind, target, pin in edges:
+        version = int(pin) or served.get(target, 0)
+        bad = drifting.get((target, version))
+        if bad is None or source == target:
+            continue
+        how = f"pinned to v{version}" if pin else f"v{version} served"
+        flags.setdefault(source, []).append(
+            f"at risk: {kind} {target} ({how}), drifting: {bad.failures} of {bad.runs} failed"
+        )
+    return [replace(h, flags=(*h.flags, *flags[h.name])) if h.name in flags else h for h in rows]
 
 
 def _clean_runs(conn: Any) -> dict[int, int]:
@@ -304,7 +380,7 @@ def first(library: Library, limit: int = 200) -> tuple[list[SkillHealth], dict[s
                     CASE WHEN cv.r >= :min THEN cv.r ELSE coalesce(t.r, 0) END AS runs,
                     CASE WHEN cv.r >= :min THEN cv.f ELSE coalesce(t.f, 0) END AS fails
                 FROM skills s LEFT JOIN t ON t.skill_id = s.skill_id
-                LEFT JOIN v cv ON cv.skill_id = s.skill_id AND cv.version_no = s.current_version
+                LEFT JOIN v cv ON cv.skill_id = s.skill_id AND cv.version_no = s.served_version
                 WHERE s.status != 'uninstalled'),
             k AS (
                 SELECT skill_id, name, gone, runs, fails,
@@ -346,7 +422,7 @@ def _rows_for(conn: Any, chosen: list[int], since: str, s: dict[str, float]) -> 
     info = {
         int(r[0]): r
         for r in conn.execute(
-            "SELECT skill_id, name, status, current_version,"
+            "SELECT skill_id, name, status, served_version,"
             " max(coalesce(last_success_at, ''), coalesce(last_failure_at, ''))"
             f" FROM skills WHERE skill_id IN ({marks})",
             chosen,
@@ -369,7 +445,7 @@ def _health(
     `min_runs` runs of its own it is judged alone: it is what agents get now, so old
     versions' runs neither mask a broken edit nor drag down a repair."""
     sid, name, status, current, last_run = skill
-    judged = versions.get(int(current))
+    judged = versions.get(int(current))  # the served version (what agents are given)
     if judged is not None and judged[0] >= s["min_runs"]:
         runs, failures = judged[0], judged[1]
     else:
@@ -397,4 +473,5 @@ def _health(
             for v, c in sorted(versions.items())
         ),
         flags=flags,
+        served_version=int(current),
     )

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from store import catalog
 from store.content import is_ref
 from store.errors import LibrarianError
+from store.lifecycle.candidates import of_skill
 from store.lifecycle.status import TARGET
 from store.models import (
     ERASED,
@@ -33,6 +34,7 @@ from store.models import (
     Run,
     StatusChange,
 )
+from store.models.governance import CandidateVersion
 from store.projections import blob_text
 from store.review import NODE_COLUMNS
 from store.text import one_line
@@ -60,7 +62,16 @@ LIFE_EVENTS = (
     "skill.deprecated",
     "skill.retired",
     "skill.validated",
+    "skill.candidate_promoted",
+    "skill.candidate_set_aside",
 )
+#: What the lineage says of a candidate version's fate.
+FATES = {
+    "candidate": "candidate",
+    "promoted": "candidate, took over",
+    "set_aside": "candidate, set aside",
+    "replaced": "candidate, replaced",
+}
 _EVENT_COLUMNS = "seq, ts, type, actor, subject, payload, prev_hash, hash"
 
 
@@ -78,7 +89,11 @@ def lineage(
     with library.db.read() as conn:
         sid, name, status, fs_path, current = _skill(conn, key)
         changes, statuses = _life(conn, sid, name)
-        versions = _versions(conn, sid, statuses, current)
+        served = int(
+            conn.execute("SELECT served_version FROM skills WHERE skill_id=?", (sid,)).fetchone()[0]
+        )
+        found = of_skill(conn, sid, library.config)
+        versions = _versions(conn, sid, statuses, current, served, found)
         provenance = _provenance(library, conn, sid, name, fs_path, versions)
         events, total = _events(conn, sid, name, events_limit, events_offset)
         successors, supersedes = _supersession(conn, sid, name)
@@ -101,6 +116,8 @@ def lineage(
         incidents=incidents,
         superseded_by=successors,
         supersedes=supersedes,
+        served_version=served or current,
+        candidates=tuple(found),
     )
 
 
@@ -180,6 +197,8 @@ def _life(
             else:
                 status = status or "stable"
             reason = _version_reason(event, version)
+        elif event.type.startswith("skill.candidate_"):
+            reason = str(p.get("reason", ""))
         elif event.type == "skill.uninstalled":
             status = "uninstalled"
             reason = str(p.get("reason", ""))
@@ -210,6 +229,9 @@ def _version_reason(event: Event, version: int) -> str:
     path = str(event.payload.get("fs_path", ""))
     if event.type == "skill.installed":
         return f"v{version} installed from {path}" if path else f"v{version} installed"
+    base = _as_int(event.payload.get("candidate"))
+    if base:
+        return f"SKILL.md changed: v{version} is a candidate, v{base} stays served"
     return f"SKILL.md changed: v{version}"
 
 
@@ -229,8 +251,14 @@ def _event(row: Any) -> Event:
 
 
 def _versions(
-    conn: sqlite3.Connection, sid: int, statuses: dict[int, list[str]], current: int
+    conn: sqlite3.Connection,
+    sid: int,
+    statuses: dict[int, list[str]],
+    current: int,
+    served: int,
+    candidates: list[CandidateVersion],
 ) -> tuple[LineageVersion, ...]:
+    fate = {c.version_no: FATES.get(c.status, c.status) for c in candidates}
     rows = conn.execute(
         "SELECT v.version_no, v.created_at, v.event_type, v.event_seq, e.actor, v.content_hash,"
         " v.source_hash, v.description, v.version_label, v.warning_count, v.finding_count,"
@@ -253,6 +281,8 @@ def _versions(
             finding_count=int(r[10]),
             max_severity=str(r[11]),
             statuses=tuple(statuses.get(int(r[0]), ())),
+            served=int(r[0]) == (served or current),
+            fate=fate.get(int(r[0]), ""),
         )
         for r in rows
     )

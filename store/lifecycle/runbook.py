@@ -22,8 +22,10 @@ from typing import TYPE_CHECKING, Any
 from store import catalog
 from store.errors import LibrarianError
 from store.ingest.redact import redact
+from store.lifecycle.regression_cases import LISTED, append_case, carrier, case_line, skill_cases
 from store.lifecycle.status import record
 from store.models import RUNBOOK_STEPS, Incident, Run, RunStep, StepPlan
+from store.patterns.regressions import REFERENCE
 from store.text import one_line
 
 if TYPE_CHECKING:
@@ -292,16 +294,30 @@ def _do_quarantine(
 
 
 def _plan_blast(library: Library, run: Run, inputs: Inputs) -> tuple[list[str], str]:
-    radius = library.blast(run.skill_id)
+    radius = library.blast(run.skill_id, run.version_no)
     return [
-        f"record the blast radius: {len(radius.dependents)} dependent skills,"
-        f" {len(radius.sessions)} sessions, {len(radius.patterns)} patterns,"
-        f" {len(radius.drafts)} drafts"
+        f"record the blast radius of v{run.version_no}: {len(radius.dependents)} dependent"
+        f" skills, {len(radius.sessions)} sessions, {len(radius.patterns)} patterns,"
+        f" {len(radius.drafts)} drafts",
+        *_pin_lines(radius, run),
     ], ""
 
 
+def _pin_lines(radius: Any, run: Run) -> list[str]:
+    """Who is pinned to which version of the skill (pinned elsewhere: not hit)."""
+    lines = []
+    for pin in radius.pins[:20]:
+        hit = "hit" if pin.version_no == run.version_no else "not hit, left as it is"
+        lines.append(
+            f"pinned: {pin.dependent} {pin.relation} {run.skill_name}@{pin.version_no} ({hit})"
+        )
+    if len(radius.pins) > 20:
+        lines.append(f"… and {len(radius.pins) - 20} more pins")
+    return lines
+
+
 def _prepare_blast(library: Library, run: Run, inputs: Inputs) -> Any:
-    return library.blast(run.skill_id)
+    return library.blast(run.skill_id, run.version_no)
 
 
 def _do_blast(
@@ -316,7 +332,15 @@ def _do_blast(
         f"{len(dependents)} dependent skills ({direct} direct), {len(radius.sessions)} sessions,"
         f" {len(radius.patterns)} patterns, {len(radius.drafts)} drafts"
     )
+    if radius.pinned:
+        summary += f"; {len(radius.pinned)} pinned to another version, not hit"
     return summary, {
+        "version_no": radius.version_no,
+        "pins": [
+            {"dependent": p.dependent, "relation": p.relation, "version_no": p.version_no}
+            for p in radius.pins[:KEEP]
+        ],
+        "pinned_elsewhere": [{"name": d.name, "pin": d.pin} for d in radius.pinned[:KEEP]],
         "dependent_count": len(dependents),
         "dependents": dependents[:KEEP],
         "related": [r.name for r in radius.related][:KEEP],
@@ -350,7 +374,8 @@ def _dependents_now(library: Library, run: Run) -> list[str]:
     payload = _recorded(run, 2)
     names = [d["name"] for d in payload.get("dependents", [])]
     if payload.get("dependent_count", 0) > len(names):
-        names = [d.name for d in library.blast(run.skill_id).dependents]
+        version = int(payload.get("version_no", 0) or 0)
+        names = [d.name for d in library.blast(run.skill_id, version).dependents]
     return names
 
 
@@ -527,16 +552,35 @@ def _repair_choice(library: Library, run: Run, inputs: Inputs) -> tuple[str, str
 
 def _plan_repair(library: Library, run: Run, inputs: Inputs) -> tuple[list[str], str]:
     mode, successor, version, waiting = _repair_choice(library, run, inputs)
+    cases = _case_lines(library, run)
     if mode == "successor":
         return [
             f"name {successor} the successor of {run.skill_name}"
-            f" (relation: {successor} supersedes {run.skill_name})"
+            f" (relation: {successor} supersedes {run.skill_name})",
+            *cases,
         ], ""
     if mode == "repaired":
-        return [f"take v{version} (changed since v{run.version_no}) as the repaired version"], ""
+        return [
+            f"take v{version} (changed since v{run.version_no}) as the repaired version",
+            *cases,
+        ], ""
     if mode == "none":
         return [f"retire {run.skill_name} without repair or successor"], ""
-    return [], waiting
+    return cases, waiting
+
+
+def _case_lines(library: Library, run: Run) -> list[str]:
+    """The regression cases a repair (or a successor) must keep passing."""
+    with library.db.read() as conn:
+        row = conn.execute("SELECT dir FROM skills WHERE skill_id=?", (run.skill_id,)).fetchone()
+        found = skill_cases(conn, run.skill_id, run.skill_name, str(row[0]) if row else "")
+    if not found:
+        return [f"no regression cases recorded for {run.skill_name} yet (step 7 adds one)"]
+    lines = [f"regression cases the repair must keep passing ({len(found)}):"]
+    lines += [f"  - {one_line(case, 300)}" for case in found[:LISTED]]
+    if len(found) > LISTED:
+        lines.append(f"  … and {len(found) - LISTED} more")
+    return lines
 
 
 def _prepare_repair(library: Library, run: Run, inputs: Inputs) -> Any:
@@ -551,6 +595,8 @@ def _do_repair(
 ) -> tuple[str, dict[str, Any]]:
     mode, successor, version = choice
     note = one_line(inputs.get("note", ""), 500)
+    row = conn.execute("SELECT dir FROM skills WHERE skill_id=?", (run.skill_id,)).fetchone()
+    cases = skill_cases(conn, run.skill_id, run.skill_name, str(row[0]) if row else "")
     if mode == "successor":
         exists = conn.execute(
             "SELECT 1 FROM relations r JOIN skills s ON s.skill_id = r.source_id"
@@ -578,7 +624,15 @@ def _do_repair(
         summary = "retired without repair or successor"
     if note:
         summary += f": {note}"
-    return summary, {"mode": mode, "successor": successor, "version_no": version, "note": note}
+    if cases and mode != "none":
+        summary += f" ({len(cases)} regression cases to keep passing)"
+    return summary, {
+        "mode": mode,
+        "successor": successor,
+        "version_no": version,
+        "note": note,
+        "regression_cases": cases[:KEEP],
+    }
 
 
 # 6 re-promote cautiously
@@ -677,6 +731,14 @@ def _plan_incident(library: Library, run: Run, inputs: Inputs) -> tuple[list[str
     actions = [f"cause: {cause}", f"scope: {scope}"]
     if regression:
         actions.append(f"regression case: {regression}")
+        repair = _recorded(run, 5)
+        with library.db.read() as conn:
+            skill = carrier(conn, run.skill_id, repair.get("mode", ""), repair.get("successor", ""))
+        if skill is not None:
+            actions.append(
+                f"add it to {skill['name']}'s {REFERENCE} for good (the checklist its repairs"
+                " must keep passing)"
+            )
     actions.append("close the run")
     return actions, waiting
 
@@ -710,7 +772,18 @@ def _do_incident(
             "successor": successor,
         },
     )
-    return f"incident {incident_id} recorded", {"incident_id": incident_id}
+    repair = _recorded(run, 5)
+    skill = carrier(conn, run.skill_id, repair.get("mode", ""), repair.get("successor", ""))
+    written: dict[str, Any] = {}
+    if skill is not None and regression:
+        try:
+            written = append_case(conn, skill, case_line(incident_id, cause, regression))
+        except OSError as exc:
+            written = {"regression_file": "", "regression_error": one_line(str(exc), 300)}
+    summary = f"incident {incident_id} recorded"
+    if written.get("regression_added"):
+        summary += f"; its regression case added to {written['regression_skill']}"
+    return summary, {"incident_id": incident_id, **written}
 
 
 _PLANNERS = {

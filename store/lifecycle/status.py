@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from store.errors import LibrarianError
 from store.ingest.redact import redact
+from store.lifecycle.requirements import unproven_requirements
 
 if TYPE_CHECKING:
     from store.library import Library
@@ -73,6 +74,15 @@ def record(
     open write transaction: the event carries the reason and the status it came from."""
     sid, name, status = skill
     check(name, status, event_type)
+    if event_type == "skill.promoted":
+        unproven = unproven_requirements(conn, sid)
+        if unproven:
+            first = unproven[0]
+            raise TransitionError(
+                f"cannot promote {name!r}: it {first.relation} {first.target}, which is"
+                f" {first.target_status}; a stable skill cannot depend on a proposed one"
+                " (promote the requirement first)"
+            )
     library.append_event(
         conn,
         event_type,

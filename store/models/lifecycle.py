@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from store.models.events import Event
+from store.models.governance import CandidateVersion, Pin, UnprovenRequirement
 from store.models.patterns import Draft, Pattern
 from store.models.sessions import Node
 from store.models.skills import Relation
@@ -41,6 +42,8 @@ class SkillHealth:
     trend: tuple[float, ...]  # weekly failure rate, oldest first; -1.0 for a week without runs
     versions: tuple[VersionHealth, ...]
     flags: tuple[str, ...]
+    served_version: int = 0  # the version judged: the one served (0: the current one)
+    candidate: CandidateVersion | None = None  # the latest candidate (open or decided)
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,7 @@ class Dependent:
     relation: str  # how it points at the previous skill on its path
     depth: int
     path: tuple[str, ...]  # this skill ... the skill whose blast radius it is
+    pin: int = 0  # the version of the skill it pins (direct dependents only; 0: none)
 
 
 @dataclass(frozen=True)
@@ -65,6 +69,9 @@ class BlastRadius:
     sessions: tuple[str, ...]  # sessions that used it, newest first
     patterns: tuple[str, ...]  # patterns learned in those sessions
     drafts: tuple[str, ...]  # drafts of those patterns
+    version_no: int = 0  # the version whose blast radius it is (0: the whole skill)
+    pinned: tuple[Dependent, ...] = ()  # direct dependents pinned to another version: not hit
+    pins: tuple[Pin, ...] = ()  # who is pinned to which version of the skill
 
 
 # -- the retirement runbook (DESIGN §8) ------------------------------------------------------
@@ -157,6 +164,7 @@ class Dependency:
     relation: str  # one of RELATION_TYPES
     origins: tuple[str, ...]  # "extracted" | "manual" | "computed" (one relation, maybe twice)
     status: str  # the target's status, or "missing" when no installed skill has that name
+    pin: int = 0  # the target's version it is pinned to (0: follows the served version)
 
     @property
     def manual(self) -> bool:
@@ -177,10 +185,11 @@ class GraphProblems:
     cycles: tuple[tuple[str, ...], ...]
     knots: tuple[tuple[str, ...], ...]  # the members of each cycle's knot, sorted
     self_loops: tuple[Relation, ...]
+    unproven: tuple[UnprovenRequirement, ...] = ()  # stable skills on proposed ones
 
     @property
     def count(self) -> int:
-        return len(self.dangling) + len(self.cycles) + len(self.self_loops)
+        return len(self.dangling) + len(self.cycles) + len(self.self_loops) + len(self.unproven)
 
     def touching(self, name: str) -> GraphProblems:
         """Only the problems that involve skill `name`."""
@@ -190,6 +199,7 @@ class GraphProblems:
             cycles=tuple(self.cycles[i] for i in kept),
             knots=tuple(self.knots[i] for i in kept),
             self_loops=tuple(r for r in self.self_loops if r.source == name),
+            unproven=tuple(u for u in self.unproven if name in (u.source, u.target)),
         )
 
 
@@ -230,20 +240,31 @@ class Outcome:
 
 @dataclass(frozen=True)
 class HealthChange:
-    """A status change `health --apply` makes: demote a drifting skill, promote a proven one."""
+    """A change `health --apply` makes: demote a drifting skill, promote a proven one, or
+    decide a candidate version (it takes over, or it is set aside)."""
 
     skill_id: int
     name: str
-    event_type: str  # "skill.deprecated" | "skill.promoted"
+    event_type: str  # skill.deprecated | skill.promoted | skill.candidate_promoted | _set_aside
     status: str  # the status it has now
     reason: str
+    version_no: int = 0  # the candidate version, for the candidate events
 
     @property
     def target(self) -> str:
-        return "deprecated" if self.event_type == "skill.deprecated" else "stable"
+        return {
+            "skill.deprecated": "deprecated",
+            "skill.candidate_promoted": f"v{self.version_no} served",
+            "skill.candidate_set_aside": f"v{self.version_no} set aside",
+        }.get(self.event_type, "stable")
 
     def describe(self) -> str:
-        verb = "deprecated" if self.target == "deprecated" else "promoted to stable"
+        verb = {
+            "skill.deprecated": "deprecated",
+            "skill.promoted": "promoted to stable",
+            "skill.candidate_promoted": f"candidate v{self.version_no} takes over",
+            "skill.candidate_set_aside": f"candidate v{self.version_no} set aside",
+        }.get(self.event_type, self.event_type)
         return f"{self.name}: {verb} ({self.reason})"
 
 
@@ -267,6 +288,8 @@ class LineageVersion:
     finding_count: int
     max_severity: str
     statuses: tuple[str, ...]  # the statuses the skill went through while this was current
+    served: bool = False  # the version the librarian serves now
+    fate: str = ""  # as a candidate: "candidate", "candidate, took over", "…, set aside"
 
 
 @dataclass(frozen=True)
@@ -331,3 +354,5 @@ class Lineage:
     incidents: tuple[Incident, ...]
     superseded_by: tuple[str, ...]  # successors (`X supersedes this`, or named by a run)
     supersedes: tuple[str, ...]  # skills this one supersedes
+    served_version: int = 0  # the version the librarian serves (a candidate is not)
+    candidates: tuple[CandidateVersion, ...] = ()  # newest first

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from store.models.governance import RegressionCase, Replacement, RetrievalCount
+
 # -- patterns, retrieval and graduation (DESIGN §7) -----------------------------------------
 
 PATTERN_KINDS: tuple[str, ...] = ("pitfall", "strategy", "insight")
@@ -112,6 +114,9 @@ class Draft:
     decided_by: str = ""
     reason: str = ""
     path: str = ""
+    literal: str = ""  # the draft before its transient literals became parameters
+    parameters: tuple[Replacement, ...] = ()  # each literal found, replaced or kept
+    regressions: tuple[RegressionCase, ...] = ()  # the cases it must not break
 
 
 @dataclass(frozen=True)
@@ -123,6 +128,7 @@ class GraduationCheck:
     eligible: bool
     draft: Draft | None  # its latest draft, if any
     revalidate: bool  # graduated, but the pattern has decayed since
+    retrievals: tuple[RetrievalCount, ...] = ()  # what returned it, and which counted
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from store.models.files import SkippedFile
+from store.models.governance import CandidateVersion, UnprovenRequirement
 
 #: Relation types a skill can declare in `metadata` (source `extracted`) or that the
 #: librarian computes (`often_used_with`, source `computed`).
@@ -63,6 +64,7 @@ class ParsedSkill:
     compatibility: str = ""
     allowed_tools: tuple[str, ...] = ()
     relations: tuple[tuple[str, str], ...] = ()  # (relation type, target skill name)
+    pins: tuple[tuple[str, str, int], ...] = ()  # pinned ones: (type, target, version)
     warnings: tuple[SpecWarning, ...] = ()
 
 
@@ -73,6 +75,7 @@ class Relation:
     target: str  # skill name (may be dangling)
     origin: str = "extracted"  # "extracted" | "computed" | "manual"
     dangling: bool = False
+    pin: int = 0  # the target's version it is pinned to (0: follows the served version)
 
 
 @dataclass(frozen=True)
@@ -118,6 +121,9 @@ class SkillDetail:
     pattern_id: str = ""  # the pattern it graduated from
     revalidate: str = ""  # why it needs re-validation (its pattern decayed), else ""
     cycles: tuple[tuple[str, ...], ...] = ()
+    served_version: int = 0  # the version the librarian serves (0: the current one)
+    candidate: CandidateVersion | None = None  # the latest candidate version, if any
+    unproven: tuple[UnprovenRequirement, ...] = ()  # stable, yet on a proposed skill
 
 
 @dataclass(frozen=True)
@@ -150,6 +156,7 @@ class ScanReport:
     cycles: tuple[tuple[str, ...], ...]
     embedded: int
     seconds: float
+    unproven: tuple[UnprovenRequirement, ...] = ()  # stable skills requiring proposed ones
 
 
 # -- computed relations (DESIGN §5: open triangles of co-usage) --------------------------------

@@ -16,21 +16,28 @@ Criteria (thresholds in config `[graduation]`):
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
-import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from store.errors import LibrarianError
 from store.ingest.redact import redact
 from store.models import Citation, Criterion, Draft, GraduationCheck, ParsedSkill, Pattern, Step
+from store.models.governance import RegressionCase, Replacement, RetrievalCount
 from store.patterns import skillmd
 from store.patterns.classify import short_paths, strip_label
+from store.patterns.literals import Known, Parameterizer, parameterize
 from store.patterns.memory import get_pattern, list_patterns
 from store.patterns.naming import skill_name
+from store.patterns.regressions import REFERENCE, cases_for, checklist
+from store.patterns.retrieval_origin import agent_tools
+from store.patterns.retrieval_origin import judge as origin
 from store.projections import blob_text, store_blob
+from store.skills.writeback import write_atomic
 from store.text import one_line
 
 if TYPE_CHECKING:
@@ -84,7 +91,10 @@ def check(library: Library, pattern: Pattern, conn: sqlite3.Connection) -> Gradu
         ),
     ]
     node_ids = [r[0] for r in members]
-    hits = _retrieval_hits(conn, pattern.pattern_id, node_ids, int(s["top_k"]))
+    found = retrievals_of(conn, pattern.pattern_id, node_ids, int(s["top_k"]))
+    counted = [judge(r, agent_tools(library.config)) for r in found]
+    hits = sum(r.calls for r in counted if r.counted)
+    left_out = sum(r.calls for r in counted if not r.counted)
     since = _sessions_since(conn, pattern)
     rate = hits / since if since else 0.0
     criteria.append(
@@ -93,9 +103,10 @@ def check(library: Library, pattern: Pattern, conn: sqlite3.Connection) -> Gradu
             rate >= s["rate"] and hits > 0,
             round(rate, 3),
             s["rate"],
-            f"{hits} retrieval{'s' if hits != 1 else ''} in the top {int(s['top_k'])} over"
-            f" {since} session{'s' if since != 1 else ''} since it appeared = {rate:.2f};"
-            f" needs {s['rate']:.2f}",
+            f"{hits} agent retrieval{'s' if hits != 1 else ''} in the top {int(s['top_k'])}"
+            f" over {since} session{'s' if since != 1 else ''} since it appeared = {rate:.2f};"
+            f" needs {s['rate']:.2f}"
+            + (f" ({left_out} not counted: not an agent's request)" if left_out else ""),
         )
     )
     approved = [r for r in members if r[2] == "approved" and r[3]]
@@ -127,7 +138,7 @@ def check(library: Library, pattern: Pattern, conn: sqlite3.Connection) -> Gradu
         and (draft is None or draft.status == "rejected")
     )
     revalidate = pattern.status == "graduated" and pattern.confidence < s["floor"]
-    return GraduationCheck(pattern, tuple(criteria), eligible, draft, revalidate)
+    return GraduationCheck(pattern, tuple(criteria), eligible, draft, revalidate, tuple(counted))
 
 
 #: What each kind's bar asks (`store.patterns.bar`), for the checklist.
@@ -138,29 +149,50 @@ BAR = {
 }
 
 
-def _retrieval_hits(
+def retrievals_of(
     conn: sqlite3.Connection, pattern_id: str, node_ids: list[str], top_k: int
-) -> int:
-    """Retrievals that returned the pattern or one of its nodes in the top k, each counted
-    once however many of them it returned, and with its rolled-up repeats (`calls`)."""
-    calls = dict(
-        conn.execute(
-            "SELECT h.seq, r.calls FROM retrieval_hits h JOIN retrievals r ON r.seq = h.seq"
-            " WHERE h.kind='pattern' AND h.item_id=? AND h.rank<=?",
-            (pattern_id, top_k),
-        ).fetchall()
-    )
+) -> list[RetrievalCount]:
+    """Retrievals that returned the pattern or one of its nodes in the top k, each once
+    however many of them it returned (at its best rank), with its rolled-up repeats
+    (`calls`); oldest first. `counted` is filled in by `judge`."""
+    best: dict[int, int] = {}
+    rows = conn.execute(
+        "SELECT seq, min(rank) FROM retrieval_hits WHERE kind='pattern' AND item_id=?"
+        " AND rank<=? GROUP BY seq",
+        (pattern_id, top_k),
+    ).fetchall()
+    best.update({int(seq): int(rank) for seq, rank in rows})
     for start in range(0, len(node_ids), 500):
         chunk = node_ids[start : start + 500]
         marks = ",".join("?" * len(chunk))
-        calls.update(
-            conn.execute(
-                "SELECT h.seq, r.calls FROM retrieval_hits h JOIN retrievals r ON r.seq = h.seq"
-                f" WHERE h.kind='node' AND h.item_id IN ({marks}) AND h.rank<=?",
-                (*chunk, top_k),
-            ).fetchall()
-        )
-    return sum(int(c) for c in calls.values())
+        for seq, rank in conn.execute(
+            "SELECT seq, min(rank) FROM retrieval_hits WHERE kind='node'"
+            f" AND item_id IN ({marks}) AND rank<=? GROUP BY seq",
+            (*chunk, top_k),
+        ):
+            best[int(seq)] = min(best.get(int(seq), int(rank)), int(rank))
+    found: list[RetrievalCount] = []
+    seqs = sorted(best)
+    for start in range(0, len(seqs), 500):
+        chunk_seqs = seqs[start : start + 500]
+        marks = ",".join("?" * len(chunk_seqs))
+        for seq, ts, tool, query, calls in conn.execute(
+            f"SELECT seq, ts, tool, query, calls FROM retrievals WHERE seq IN ({marks})"
+            " ORDER BY seq",
+            chunk_seqs,
+        ):
+            found.append(
+                RetrievalCount(
+                    int(seq), str(ts), str(tool), str(query), best[int(seq)], int(calls), False, ""
+                )
+            )
+    return found
+
+
+def judge(found: RetrievalCount, patterns: Sequence[str]) -> RetrievalCount:
+    """The retrieval with `counted` and `why` set (`store.patterns.retrieval_origin`)."""
+    counted, why = origin(found.tool, patterns)
+    return dataclasses.replace(found, counted=counted, why=why)
 
 
 def _sessions_since(conn: sqlite3.Connection, pattern: Pattern) -> int:
@@ -199,11 +231,14 @@ def checks(library: Library, *, include_all: bool = False) -> list[GraduationChe
 
 def _draft_from_row(conn: sqlite3.Connection, r: Any) -> Draft:
     citations = tuple(Citation(**c) for c in json.loads(r[4] or "[]"))
+    content = blob_text(conn, r[3])
+    parameters = tuple(Replacement(**p) for p in json.loads(r[13] or "[]"))
+    cases = [RegressionCase(**c) for c in json.loads(r[14] or "[]")]
     return Draft(
         draft_id=r[0],
         pattern_id=r[1],
         name=r[2],
-        content=blob_text(conn, r[3]),
+        content=content,
         citations=citations,
         status=r[5],
         created_at=r[6],
@@ -212,12 +247,15 @@ def _draft_from_row(conn: sqlite3.Connection, r: Any) -> Draft:
         decided_by=r[9],
         reason=r[10],
         path=r[11],
+        literal=blob_text(conn, r[12]) if r[12] and r[12] != r[3] else content,
+        parameters=parameters,
+        regressions=_with_parameters(cases, parameters),
     )
 
 
 _DRAFT_COLUMNS = (
     "draft_id, pattern_id, name, content_hash, citations, status, created_at, created_by,"
-    " decided_at, decided_by, reason, path"
+    " decided_at, decided_by, reason, path, literal_hash, parameters, regressions"
 )
 
 
@@ -249,12 +287,21 @@ def get_draft(library: Library, draft_id: str) -> Draft:
         return _draft_from_row(conn, row)
 
 
-def build_draft(
-    library: Library, pattern: Pattern, conn: sqlite3.Connection
-) -> tuple[str, str, list[Citation]]:
-    """(name, SKILL.md text, citations) for a pattern; validated, linted."""
-    from store.skills.lint import lint_text
-    from store.skills.parser import is_valid_skill_name, parse_skill_md
+@dataclasses.dataclass(frozen=True)
+class Drafted:
+    """A drafted SKILL.md through the write gate."""
+
+    name: str
+    text: str  # with its transient literals as parameters
+    literal: str  # before
+    citations: list[Citation]
+    parameters: list[Replacement]
+    regressions: list[RegressionCase]  # parameterized like the text
+
+
+def build_draft(library: Library, pattern: Pattern, conn: sqlite3.Connection) -> Drafted:
+    """A pattern's SKILL.md: drafted, its transient literals named as parameters, its
+    regression cases included; validated and linted."""
 
     members = conn.execute(
         "SELECT n.node_id, n.session_id, n.summary, n.file, n.line_start, n.line_end,"
@@ -278,20 +325,63 @@ def build_draft(
     sessions = sorted({r[1] for r in members})
     nodes = sorted(r[0] for r in members)
     license_name = str(library.config.get("graduation.license", "Proprietary"))
-    text, citations = skillmd.render(pattern, name, steps, sessions, nodes, license_name)
+    cases = cases_for(conn, pattern)
+    literal, citations = skillmd.render(
+        pattern, name, steps, sessions, nodes, license_name, regressions=cases
+    )
+    known = Known.from_projects(_projects(conn, sessions))
+    text, parameters = parameterize(literal, known)
+    check_written(text, name, pattern.pattern_id)
+    return Drafted(name, text, literal, citations, parameters, cases)
+
+
+def check_written(text: str, name: str, what: str) -> None:
+    """Refuse a SKILL.md the librarian would write unless it parses, is spec-valid (only the
+    spec keys, the folder's name, no warnings) and passes the security lint."""
+    from store.skills.lint import lint_text  # the lint's rule tables, for writing only
+    from store.skills.parser import is_valid_skill_name, parse_skill_md
+
     parsed = parse_skill_md(text.encode("utf-8"), name)
     if not isinstance(parsed, ParsedSkill) or not is_valid_skill_name(name):
-        raise GraduationError(f"drafted SKILL.md for {pattern.pattern_id} does not parse")
+        raise GraduationError(f"drafted SKILL.md for {what} does not parse")
     unknown = set(parsed.frontmatter) - set(skillmd.SPEC_KEYS)
     if unknown or parsed.name != name or parsed.warnings:
-        raise GraduationError(f"drafted SKILL.md for {pattern.pattern_id} is not spec-valid")
+        raise GraduationError(f"drafted SKILL.md for {what} is not spec-valid")
     findings = [f for f in lint_text("SKILL.md", text) if f.severity in ("high", "medium")]
     if findings:
         raise GraduationError(
-            f"drafted SKILL.md for {pattern.pattern_id} fails the security lint:"
+            f"drafted SKILL.md for {what} fails the security lint:"
             f" {findings[0].rule} ({findings[0].message})"
         )
-    return name, text, citations
+
+
+def _projects(conn: sqlite3.Connection, sessions: list[str]) -> list[str]:
+    if not sessions:
+        return []
+    marks = ",".join("?" * len(sessions))
+    rows = conn.execute(
+        f"SELECT DISTINCT project FROM sessions WHERE session_id IN ({marks})", sessions
+    ).fetchall()
+    return [str(r[0]) for r in rows]
+
+
+def _with_parameters(
+    cases: Sequence[RegressionCase], parameters: Sequence[Replacement]
+) -> tuple[RegressionCase, ...]:
+    """The cases as the draft shows them: its parameters in place of its literals, except
+    the literals the reviewer kept."""
+    finder = Parameterizer(keep=frozenset(r.literal for r in parameters if r.kept))
+    for r in parameters:
+        finder.found[r.literal] = (r.kind, r.parameter.strip("{}"))
+    return tuple(
+        dataclasses.replace(
+            c,
+            situation=finder.apply(c.situation),
+            wrong=finder.apply(c.wrong),
+            expected=finder.apply(c.expected),
+        )
+        for c in cases
+    )
 
 
 def create_draft(library: Library, pattern_id: str) -> Draft:
@@ -308,8 +398,8 @@ def create_draft(library: Library, pattern_id: str) -> Draft:
             if result.draft is not None and result.draft.status != "rejected":
                 why = f"it already has a {result.draft.status} draft {result.draft.draft_id}"
             raise GraduationError(f"pattern {pattern_id} is not eligible ({why})")
-        name, text, citations = build_draft(library, pattern, conn)
-        digest = store_blob(conn, text)
+        drafted = build_draft(library, pattern, conn)
+        digest = store_blob(conn, drafted.text)
         draft_id = (
             "d_"
             + hashlib.sha256(f"{pattern_id}\0{digest}\0{library.clock()}".encode()).hexdigest()[:12]
@@ -321,9 +411,51 @@ def create_draft(library: Library, pattern_id: str) -> Draft:
             {
                 "draft_id": draft_id,
                 "pattern_id": pattern_id,
-                "name": name,
+                "name": drafted.name,
                 "content_hash": digest,
-                "citations": [c.__dict__ for c in citations],
+                "literal_hash": store_blob(conn, drafted.literal),
+                "parameters": [dataclasses.asdict(r) for r in drafted.parameters],
+                "regressions": [dataclasses.asdict(c) for c in drafted.regressions],
+                "citations": [c.__dict__ for c in drafted.citations],
+            },
+        )
+    return get_draft(library, draft_id)
+
+
+def keep_literal(library: Library, draft_id: str, literal: str, *, keep: bool = True) -> Draft:
+    """Keep one of a pending draft's literals on purpose (or replace it again): the draft is
+    written again from its literal text, a `pattern.draft_revised` event. `literal` may also
+    be the parameter's name (`{host}` or `host`)."""
+    draft = get_draft(library, draft_id)
+    if draft.status != "pending":
+        raise GraduationError(f"draft {draft_id} is already {draft.status}")
+    wanted = literal.strip()
+    match = [
+        r for r in draft.parameters if wanted in (r.literal, r.parameter, r.parameter.strip("{}"))
+    ]
+    if not match:
+        known = ", ".join(f"{r.parameter}={r.literal}" for r in draft.parameters) or "none"
+        raise GraduationError(f"draft {draft_id} has no literal {wanted!r} (found: {known})")
+    chosen = {r.literal for r in match}
+    kept = {r.literal for r in draft.parameters if r.kept}
+    kept = (kept | chosen) if keep else (kept - chosen)
+    with library.db.write() as conn:
+        sessions = sorted({c.session_id for c in draft.citations})
+        text, parameters = parameterize(
+            draft.literal, Known.from_projects(_projects(conn, sessions)), kept, draft.parameters
+        )
+        check_written(text, draft.name, draft_id)
+        library.append_event(
+            conn,
+            "pattern.draft_revised",
+            f"pattern:{draft.pattern_id}",
+            {
+                "draft_id": draft_id,
+                "content_hash": store_blob(conn, text),
+                "parameters": [dataclasses.asdict(r) for r in parameters],
+                "kept": sorted(kept),
+                "changed": sorted(chosen),
+                "action": "kept" if keep else "replaced",
             },
         )
     return get_draft(library, draft_id)
@@ -348,30 +480,27 @@ def skills_root(library: Library) -> Path:
 
 
 def approve_draft(library: Library, draft_id: str, root: Path | None = None) -> Draft:
-    """Write the SKILL.md atomically into the skills root, install it as `proposed`."""
+    """Write the SKILL.md (with who approved it in its metadata) and its regression
+    checklist atomically into the skills root, install it as `proposed`."""
     draft = get_draft(library, draft_id)
     if draft.status != "pending":
         raise GraduationError(f"draft {draft_id} is already {draft.status}")
     base = root or skills_root(library)
     folder = base / draft.name
     target = folder / "SKILL.md"
+    content = approved_text(draft, library.actor)
+    check_written(content, draft.name, draft_id)
     if target.exists():
         try:
-            same = target.read_text(encoding="utf-8") == draft.content
+            same = target.read_text(encoding="utf-8") in (content, draft.content)
         except (OSError, UnicodeDecodeError):
             same = False
         if not same:
             raise GraduationError(f"{target} already exists with other content")
     else:
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".SKILL.md.", dir=folder)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(draft.content)
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_atomic(target, content)
+    if draft.regressions and not (folder / REFERENCE).exists():
+        write_atomic(folder / REFERENCE, checklist(draft.name, draft.regressions))
     configured = {os.path.realpath(r.path) for r in library.configured_roots()}
     if os.path.realpath(base) in configured:
         library.scan()  # the root is already scanned: keep its scope and precedence
@@ -396,7 +525,9 @@ def approve_draft(library: Library, draft_id: str, root: Path | None = None) -> 
                 "draft_id": draft_id,
                 "pattern_id": draft.pattern_id,
                 "skill_name": draft.name,
+                "skill_id": int(row[0]),
                 "path": str(target),
+                "regressions": len(draft.regressions),
             },
         )
         library.append_event(
@@ -409,6 +540,16 @@ def approve_draft(library: Library, draft_id: str, root: Path | None = None) -> 
             },
         )
     return get_draft(library, draft_id)
+
+
+def approved_text(draft: Draft, actor: str) -> str:
+    """The draft with who approved it as `librarian-approved-by` in its metadata."""
+    head, sep, rest = draft.content.partition("\n---\n")
+    if not sep or "\nmetadata:\n" not in head or "librarian-approved-by" in head:
+        return draft.content
+    who = one_line(actor, 200).replace("<", "‹").replace(">", "›")
+    line = f"  librarian-approved-by: {json.dumps(who, ensure_ascii=False)}"
+    return f"{head}\n{line}{sep}{rest}"
 
 
 def reject_draft(library: Library, draft_id: str, reason: str) -> Draft:

@@ -53,9 +53,13 @@ class _Window:
 class RetrievalLog:
     """Appends retrievals to a library's event log, coalescing repeats within `window`."""
 
-    def __init__(self, library: Library, window: float = 0.0) -> None:
+    def __init__(self, library: Library, window: float = 0.0, channel: str = "") -> None:
         self.library = library
         self.window = window
+        #: Where the calls come from ("mcp" in the MCP server): their tools are logged as
+        #: `<channel>.<tool>`, which tells an agent's request from a person's
+        #: (`store.patterns.retrieval_origin`).
+        self.channel = channel
         self._open: OrderedDict[tuple[Any, ...], _Window] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -70,6 +74,8 @@ class RetrievalLog:
     ) -> int:
         """Log one retrieval; returns the seq of the `retrieval.logged` event it counts in.
         The query is kept with its secrets masked (an agent pastes the error it is stuck on)."""
+        if self.channel and not tool.startswith(f"{self.channel}."):
+            tool = f"{self.channel}.{tool}"
         payload = retrieval_payload(tool, redact(query), hits, project, session_id)
         if self.window <= 0:
             return self._append(payload)

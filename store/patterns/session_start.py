@@ -41,6 +41,9 @@ OUTPUT_CAP = 10_000
 PATTERNS_SCHEMA = 4
 #: The first schema version that records why a pattern is not served (`patterns.flaw`).
 FLAW_SCHEMA = 12
+#: The first schema version that tells the served version of a skill from its newest one
+#: (a candidate proving itself is not served: store/lifecycle/candidates.py).
+SERVED_SCHEMA = 14
 #: Stdin beyond this is not a hook input (the real one is a few hundred bytes).
 MAX_INPUT = 1_000_000
 
@@ -158,6 +161,8 @@ def relevant_skills(conn: sqlite3.Connection, project: str, limit: int) -> list[
     fewer than `limit`, the most used stable skills of the whole library fill the rest."""
     if limit <= 0:
         return []
+    (schema,) = conn.execute("PRAGMA user_version").fetchone()
+    served = "served_version" if int(schema) >= SERVED_SCHEMA else "current_version"
     rows = conn.execute(
         f"""
         SELECT s.name, s.status, v.description, u.sessions, s.use_count
@@ -169,7 +174,7 @@ def relevant_skills(conn: sqlite3.Connection, project: str, limit: int) -> list[
             GROUP BY us.skill_name
         ) u
         JOIN skills s ON s.name = u.name
-        JOIN skill_versions v ON v.skill_id = s.skill_id AND v.version_no = s.current_version
+        JOIN skill_versions v ON v.skill_id = s.skill_id AND v.version_no = s.{served}
         WHERE {_USABLE.format(statuses="'stable', 'proposed'")}
         ORDER BY u.sessions DESC, u.last_seen DESC, s.name
         LIMIT ?
@@ -187,7 +192,7 @@ def relevant_skills(conn: sqlite3.Connection, project: str, limit: int) -> list[
                    (SELECT count(DISTINCT session_id) FROM skill_uses
                     WHERE skill_name = s.name) AS sessions
             FROM skills s
-            JOIN skill_versions v ON v.skill_id = s.skill_id AND v.version_no = s.current_version
+            JOIN skill_versions v ON v.skill_id = s.skill_id AND v.version_no = s.{served}
             WHERE {_USABLE.format(statuses="'stable'")}
             AND s.name NOT IN ({",".join("?" * len(taken))})
         )

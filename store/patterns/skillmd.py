@@ -15,6 +15,8 @@ import json
 from collections.abc import Sequence
 
 from store.models import PATTERN_KIND_LABELS, Citation, Pattern, Step
+from store.models.governance import RegressionCase
+from store.patterns.regressions import body_section
 from store.text import one_line
 
 SPEC_KEYS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
@@ -46,6 +48,7 @@ def render(
     sessions: Sequence[str],
     nodes: Sequence[str],
     license_name: str = "Proprietary",
+    regressions: Sequence[RegressionCase] = (),
 ) -> tuple[str, list[Citation]]:
     """The SKILL.md text and its citations ([1], [2], ... in step order)."""
     citations: list[Citation] = []
@@ -106,7 +109,8 @@ def render(
         body.append(f"{i}. {_clean(step.text, 300)} {cite(step)}")
     if pattern.kind == "pitfall" and pattern.resolution and not steps:
         body.append(f"- Resolution: {_clean(pattern.resolution, 300)}")
-    body += ["", "## Evidence", ""]
+    body += ["", *body_section(regressions)]
+    body += ["## Evidence", ""]
     for c in citations:
         where = f"lines {c.line_start}–{c.line_end}" if c.line_end else "lines unknown"
         source = _clean(c.file.rsplit("/", 1)[-1], 80) if c.file else "transcript"

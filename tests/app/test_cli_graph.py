@@ -44,7 +44,9 @@ def run(library_dir: Path, capsys: pytest.CaptureFixture[str]) -> Run:
 def test_without_a_skill_it_lists_the_problems(run: Run) -> None:
     code, out = run()
     assert code == 0
-    assert out.splitlines()[0] == "1 cycles, 1 dangling references, 0 self-relations"
+    assert out.splitlines()[0] == (
+        "1 cycles, 1 dangling references, 0 self-relations, 0 stable skills on proposed ones"
+    )
     assert "cycle: ping -> pong -> ping" in out
     assert "dangling: top requires ghost (no such skill; extracted)" in out
     code, out = run("--json")

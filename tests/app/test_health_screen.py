@@ -111,7 +111,7 @@ async def test_worst_first_with_counts_trends_and_detail(pilot: Pilot[int]) -> N
     assert "·······▆" in line  # seven weeks without runs, then 75% failed
     detail = detail_text(pilot)
     assert "3 of 4 runs failed (75%), above the fail threshold 50%" in detail
-    assert "v1 (current)" in detail
+    assert "v1 (served)" in detail
     assert "Last 4 runs (3 failed)" in detail
     assert HOSTILE.replace("\x1b", "\\x1b") in detail  # literally, escapes made visible
     assert "window 30 days" in detail
@@ -188,7 +188,7 @@ async def test_graph_and_back_on_the_same_skill(pilot: Pilot[int]) -> None:
 async def test_show_skill_clears_a_filter_that_hides_it(pilot: Pilot[int]) -> None:
     await pilot.press("slash", *"deploy", "enter")
     await settle(pilot)
-    assert names(pilot) == ["deploy"]
+    assert names(pilot) == ["deploy", "caller"]  # caller's flag: at risk, requires deploy
     await screen(pilot).show_skill("quiet")
     await settle(pilot)
     current = table(pilot).current

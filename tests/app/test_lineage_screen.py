@@ -46,7 +46,7 @@ def graduated(demo_library: Library) -> Draft:
     retrieve(library, PATTERN, 3)
     draft = library.approve_draft(library.draft(PATTERN).draft_id)
     path = Path(draft.path)
-    path.write_text(draft.content + f"\n{ADDED}\n", encoding="utf-8")
+    path.write_text(path.read_text(encoding="utf-8") + f"\n{ADDED}\n", encoding="utf-8")
     assert library.scan().changed == 1
     return draft
 

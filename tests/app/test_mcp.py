@@ -273,14 +273,15 @@ def test_memory_tools_answer_and_are_logged(client: Client, opened: Library) -> 
     assert text_of(profile).startswith(f"# Knowledge profile: {PAYMENTS}")
     assert "## Pitfalls, most severe first" in text_of(profile)
 
+    # Logged as an agent's requests (`mcp.<tool>`): they count for graduation.
     logged = {r.tool: r for r in reversed(opened.retrievals(20))}  # the newest of each tool
-    assert {"search", "pitfalls", "diagnose", "profile"} <= set(logged)
-    assert logged["search"].query == "connection pool exhausted at checkout"
-    assert [h[1] for h in logged["search"].hits] == [h["id"] for h in search["hits"]]
-    assert [h[1] for h in logged["pitfalls"].hits] == [h["id"] for h in pitfalls["hits"]]
-    assert [h[1] for h in logged["diagnose"].hits] == [h["id"] for h in diagnose["hits"]]
-    assert logged["diagnose"].project == PAYMENTS
-    assert logged["profile"].project == PAYMENTS
+    assert {"mcp.search", "mcp.pitfalls", "mcp.diagnose", "mcp.profile"} <= set(logged)
+    assert logged["mcp.search"].query == "connection pool exhausted at checkout"
+    assert [h[1] for h in logged["mcp.search"].hits] == [h["id"] for h in search["hits"]]
+    assert [h[1] for h in logged["mcp.pitfalls"].hits] == [h["id"] for h in pitfalls["hits"]]
+    assert [h[1] for h in logged["mcp.diagnose"].hits] == [h["id"] for h in diagnose["hits"]]
+    assert logged["mcp.diagnose"].project == PAYMENTS
+    assert logged["mcp.profile"].project == PAYMENTS
     assert "Traceback" not in client.server_stderr()
 
 

@@ -29,6 +29,7 @@ from app.screens.sessions import SessionsScreen
 from app.screenshots import paste, settle
 from store.library import Library
 from store.models import ConsolidationReport, Draft, Node, Pattern
+from store.patterns.graduate import approved_text
 from widgets.dag_view import DagView
 from widgets.draft_detail import DraftDetailView
 from widgets.draft_table import DraftTable
@@ -100,8 +101,11 @@ def add_pattern(
 
 def retrieve(library: Library, pattern_id: str, times: int) -> None:
     for number in range(times):
-        library.log_retrieval(
-            "suggest", f"question {number}", [("pattern", pattern_id, 1, 0.9)], project=PAYMENTS
+        library.log_retrieval(  # an agent's request over MCP: graduation counts it
+            "mcp.suggest",
+            f"question {number}",
+            [("pattern", pattern_id, 1, 0.9)],
+            project=PAYMENTS,
         )
 
 
@@ -359,7 +363,9 @@ async def test_graduate_drafts_then_the_review_queue_approves(
     assert decided.status == "approved"
     skill = library.get_skill(draft.name)
     assert skill.summary.status == "proposed"
-    assert await asyncio.to_thread(Path(decided.path).read_text, encoding="utf-8") == draft.content
+    written = await asyncio.to_thread(Path(decided.path).read_text, encoding="utf-8")
+    assert written == approved_text(draft, library.actor)  # the draft, and who approved it
+    assert "librarian-approved-by" in written
     assert draft.draft_id not in [d.draft_id for d in drafts.rows]
     assert f"approved {draft.name}: installed as a proposed skill" in notices(pilot)
 

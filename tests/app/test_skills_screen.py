@@ -165,15 +165,15 @@ async def test_palette_lists_views_and_skills(pilot: Pilot[int]) -> None:
 
 
 async def test_rescan_picks_up_an_edited_skill(pilot: Pilot[int], demo_library: Library) -> None:
-    skill = demo_library.get_skill("kubernetes-rollback").summary
+    skill = demo_library.get_skill("feature-flags").summary
     assert skill.version_no == 1
-    append(Path(skill.fs_path), "\n## Afterwards\n\nWrite down what the rollback taught you.\n")
-    await cursor_to(pilot, "kubernetes-rollback")
+    append(Path(skill.fs_path), "\n## Afterwards\n\nWrite down which flags were removed.\n")
+    await cursor_to(pilot, "feature-flags")
     await pilot.press("r")
     await settle(pilot)
     row = table(pilot).current
     assert row is not None
-    assert row.name == "kubernetes-rollback"
+    assert row.name == "feature-flags"
     assert row.version_no == 2
     assert "Versions (2)" in detail_text(pilot)
     messages = [n.message for n in pilot.app._notifications]

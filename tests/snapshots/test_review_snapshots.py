@@ -91,3 +91,13 @@ def test_lineage(snap: Snap, library: Library) -> None:
 def test_runbook(snap: Snap, library: Library) -> None:
     """The finished retirement run: seven recorded steps and the incident."""
     assert snap(library, "runbook.svg")
+
+
+def test_review_enrichment(snap: Snap, library: Library) -> None:
+    """A thin skill's proposed frontmatter in the review queue: why, the fields, the diff."""
+    assert snap(library, "review-enrichment.svg")
+
+
+def test_health_candidate(snap: Snap, library: Library) -> None:
+    """A candidate set aside: the served version judged, the candidate's fate and alert."""
+    assert snap(library, "health-candidate.svg")

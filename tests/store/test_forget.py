@@ -415,18 +415,18 @@ def test_a_schema_6_library_migrates_and_its_events_stay_unchangeable(tmp_path: 
     for number, script in enumerate(MIGRATIONS[:6], start=1):
         old.executescript(script)
         old.execute(f"PRAGMA user_version = {number}")
-    append(
+    append(  # an event with no projection: a schema-6 table cannot take today's rows
         old,
-        "relation.added",
+        "skill.revised",
         "skill:a",
-        {"source_id": 1, "type": "requires", "target_name": "b"},
+        {"skill_id": 1, "reason": "edited by hand"},
         "me",
     )
     old.execute("INSERT INTO blobs(hash, text) VALUES ('h', 'kept')")
     old.close()
 
     db = Database(path)
-    assert db.conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) == 14
+    assert db.conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) == 15
     assert [
         tuple(r) for r in db.conn.execute("SELECT text, erased_at, replaced_by FROM blobs")
     ] == [("kept", "", "")]

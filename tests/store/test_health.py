@@ -107,9 +107,12 @@ def test_flags_missing_cited_files(lib: Library) -> None:
     assert not any(f.startswith("missing file") for f in flags["deploy"])
 
 
-def test_a_skill_is_judged_on_its_current_version_once_it_has_runs(
+def test_a_skill_is_judged_on_its_served_version_once_it_has_runs(
     lib: Library, tmp_path: Path
 ) -> None:
+    """A proposed skill's edit is served at once (a stable skill's is a candidate first:
+    tests/store/test_candidates.py), so the new version is the one judged."""
+    lib.change_status("deploy", "skill.proposed", "still proving itself")
     for _ in range(8):
         lib.record_outcome("deploy", True)
     write_skill(tmp_path / "skills", "deploy", "Deploy the API with a canary, faster.")

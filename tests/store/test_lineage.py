@@ -179,6 +179,7 @@ def test_a_graduated_skill_leads_back_to_its_pattern_nodes_and_sessions(
     pool_library(lib)
     lib.consolidate()
     pattern = pitfall_of(lib)
+    lib.retrieval_log.channel = "mcp"  # an agent asks: graduation counts only its requests
     lib.diagnose("requests time out waiting for a pooled database connection")
     draft = lib.draft(pattern.pattern_id)
     lib.approve_draft(draft.draft_id, tmp_path / "graduated")

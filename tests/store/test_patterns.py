@@ -359,7 +359,16 @@ def test_graduation_needs_all_criteria_then_drafts_a_cited_skill(
     assert "force" not in inspect.signature(lib.draft).parameters  # no way around the criteria
     lib.diagnose("requests time out waiting for a pooled database connection")
     check = lib.graduation_check(pattern.pattern_id)
+    assert not check.eligible  # a person asked: only an agent's requests count
+    assert [(r.tool, r.counted) for r in check.retrievals] == [("diagnose", False)]
+    lib.retrieval_log.channel = "mcp"  # as the MCP server logs an agent's calls
+    lib.diagnose("requests time out waiting for a pooled database connection")
+    check = lib.graduation_check(pattern.pattern_id)
     assert check.eligible, [c.detail for c in check.criteria]
+    assert [(r.tool, r.counted) for r in check.retrievals] == [
+        ("diagnose", False),
+        ("mcp.diagnose", True),
+    ]
     _checks, made = lib.graduate()
     assert [d.pattern_id for d in made] == [pattern.pattern_id]
     draft = made[0]
@@ -378,9 +387,18 @@ def test_graduation_needs_all_criteria_then_drafts_a_cited_skill(
     approved = lib.approve_draft(draft.draft_id, root)
     assert approved.status == "approved"
     written = root / draft.name / "SKILL.md"
-    assert written.read_text(encoding="utf-8") == draft.content
+    text = written.read_text(encoding="utf-8")
+    head, _, rest = draft.content.partition("\n---\n")  # the draft, and who approved it
+    assert text == f'{head}\n  librarian-approved-by: "{lib.actor}"\n---\n{rest}'
+    assert_spec_valid(text, draft.name)
     skill = lib.get_skill(draft.name)
     assert skill.summary.status == "proposed"
+    assert skill.manifest["approved_by"] == lib.actor
+    provenance = skill.manifest["provenance"]
+    assert provenance["patterns"] == [pattern.pattern_id]
+    assert provenance["drafts"] == [draft.draft_id]
+    assert provenance["nodes"] == ["n_dead0", "n_dead1", "n_dead2"]  # the pattern's members
+    assert len(provenance["sessions"]) == 3
     assert lib.pattern(pattern.pattern_id).status == "graduated"
     assert lib.pattern(pattern.pattern_id).skill_name == draft.name
     with pytest.raises(GraduationError, match="already approved"):
@@ -392,6 +410,7 @@ def test_rejecting_a_draft_keeps_the_reason(lib: Library) -> None:
     pool_library(lib)
     lib.consolidate()
     pattern = pitfall_of(lib)
+    lib.retrieval_log.channel = "mcp"  # an agent asks (only its retrievals count)
     lib.diagnose("requests time out waiting for a pooled database connection")
     draft = lib.draft(pattern.pattern_id)
     with pytest.raises(GraduationError, match="reason"):
@@ -608,6 +627,7 @@ def test_decay_drops_unretrieved_patterns_and_flags_graduated_skills(
     pool_library(lib)
     lib.consolidate()
     pattern = pitfall_of(lib)
+    lib.retrieval_log.channel = "mcp"  # an agent asks (only its retrievals count)
     lib.diagnose("requests time out waiting for a pooled database connection")
     draft = lib.draft(pattern.pattern_id)
     lib.approve_draft(draft.draft_id, tmp_path / "graduated")

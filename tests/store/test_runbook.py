@@ -155,6 +155,7 @@ def test_a_repaired_skill_re_enters_as_proposed_and_leaves_the_denylist(
     assert status(lib, "rollout") == "retired"  # a new version does not lift the quarantine
     assert lib.plan_step(run.run_id).actions == (
         "take v2 (changed since v1) as the repaired version",
+        "no regression cases recorded for rollout yet (step 7 adds one)",
     )
     run = lib.run_step(run.run_id, 5)
     assert run.steps[4].payload["mode"] == "repaired"

@@ -89,10 +89,10 @@ def test_deprecated_ranks_below_an_equal_skill(twins: Library) -> None:
 
 def test_importance_decays_with_idleness_and_has_a_floor() -> None:
     now = datetime(2026, 11, 22, tzinfo=UTC)
-    assert importance(None, "2026-11-22T00:00:00+00:00", 0, now) == pytest.approx(1.0)
-    assert importance(None, "2026-10-23T00:00:00+00:00", 0, now) == pytest.approx(0.99**30)
+    assert importance(None, "2026-11-22T00:00:00+00:00", 0, now) == pytest.approx(0.7)
+    assert importance(None, "2026-10-23T00:00:00+00:00", 0, now) == pytest.approx(0.7 * 0.99**30)
     assert importance(None, "2020-01-01T00:00:00+00:00", 0, now) == pytest.approx(0.3)
-    assert importance(None, "2026-10-23T00:00:00+00:00", 50, now) > 0.99**30
+    assert importance(None, "2026-10-23T00:00:00+00:00", 50, now) > 0.7 * 0.99**30
     assert importance(None, "not a date", 0, now) == 1.0
 
 

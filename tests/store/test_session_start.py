@@ -279,8 +279,9 @@ def test_context_is_factual_ranked_and_neutralised(library: Library) -> None:
         "- Skill `draft-skill` (proposed) has been used in 1 session of this project" in (lines[11])
     )
     assert lines[12].startswith("- Skill `popular-skill` (stable) has 3 recorded uses across")
-    assert lines[13].startswith(
-        "- Skill `log-search` (stable) has been used in 1 session of other projects:"
+    assert lines[13].startswith(  # its `Skill` call in that session is a recorded use
+        "- Skill `log-search` (stable) has been used in 1 session of other projects and has"
+        " 1 recorded use:"
     )
     # Hostile text arrives inert: no escapes, no tags, no bidi controls, one line each.
     hostile = lines[2]

@@ -63,7 +63,7 @@ def _build(loaded: _Loaded, body: str, folder: str) -> ParsedSkill:
     license_text = _license(fm, w)
     compatibility = _compatibility(fm, w)
     allowed_tools = _allowed_tools(fm, w)
-    relations = _relations(fm, meta, name, w)
+    relations, pins = _relations(fm, meta, name, w)
     w.extend(_body_warnings(body))
     return ParsedSkill(
         name=name,
@@ -75,6 +75,7 @@ def _build(loaded: _Loaded, body: str, folder: str) -> ParsedSkill:
         compatibility=compatibility,
         allowed_tools=allowed_tools,
         relations=relations,
+        pins=pins,
         warnings=tuple(w),
         **_descriptive_fields(loaded, meta),
     )
@@ -255,15 +256,41 @@ def _split_tools(text: str) -> list[str]:
 
 def _relations(
     fm: dict[str, Any], meta: dict[str, Any], name: str, w: list[SpecWarning]
-) -> tuple[tuple[str, str], ...]:
-    """(type, target) pairs from metadata (and stray top-level) relation keys."""
+) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str, int], ...]]:
+    """(type, target) pairs from metadata (and stray top-level) relation keys, and the pinned
+    ones as (type, target, version): `requires: base-deploy@3` pins version 3."""
     pairs: list[tuple[str, str]] = []
+    pins: list[tuple[str, str, int]] = []
     for kind in RELATION_KEYS:
         targets = split_relation_targets(meta.get(kind)) + split_relation_targets(fm.get(kind))
-        for target in dict.fromkeys(targets):
+        for written in dict.fromkeys(targets):
+            target, version = _pinned(kind, written, w)
+            if version < 0 or (kind, target) in pairs:
+                continue
             if _relation_target_ok(kind, target, name, w):
                 pairs.append((kind, target))
-    return tuple(pairs)
+                if version:
+                    pins.append((kind, target, version))
+    return tuple(pairs), tuple(pins)
+
+
+_PIN = re.compile(r"^(.+?)@v?(\d{1,9})$")
+
+
+def _pinned(kind: str, written: str, w: list[SpecWarning]) -> tuple[str, int]:
+    """(target, pinned version) of a relation target; version 0: unpinned, -1: a bad pin
+    (warned, ignored). Only `requires` and `extends` pin: the others never propagate."""
+    if "@" not in written:
+        return written, 0
+    found = _PIN.match(written)
+    if found is None or int(found[2]) < 1 or kind not in ("requires", "extends"):
+        message = (
+            f"{kind!r} target {_show(written)} has a pin that is not @N (a version number"
+            " of a required or extended skill); ignored"
+        )
+        w.append(SpecWarning("relation_pin_invalid", message))
+        return written, -1
+    return found[1], int(found[2])
 
 
 def _relation_target_ok(kind: str, target: str, name: str, w: list[SpecWarning]) -> bool:
