@@ -82,4 +82,9 @@ EVENT_TYPES: dict[str, str] = {
     "incident.recorded": "a retirement's incident: cause, scope, regression case",
     # forgetting
     "blob.erased": "stored texts erased by `forget`",
+    # the team hub (store/team/)
+    "team.joined": "this library registered with a team hub (its library id and the hub)",
+    "team.pushed": "a push to the hub committed: the local events it covered",
+    "team.pulled": "a pull from the hub stored: the hub cursor it reached",
+    "team.received": "an item pulled from the hub, with its origin, author and approver",
 }
