@@ -22,12 +22,12 @@ demo: setup
 check: setup lint types imports test
 
 lint: setup
-	$(BIN)/ruff check app widgets store tests
-	$(BIN)/ruff format --check app widgets store tests
+	$(BIN)/ruff check app widgets store tooling tests
+	$(BIN)/ruff format --check app widgets store tooling tests
 
 format: setup
-	$(BIN)/ruff format app widgets store tests
-	$(BIN)/ruff check --fix app widgets store tests
+	$(BIN)/ruff format app widgets store tooling tests
+	$(BIN)/ruff check --fix app widgets store tooling tests
 
 types: setup
 	$(BIN)/mypy

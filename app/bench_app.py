@@ -1,7 +1,11 @@
-"""`python -m app.bench_app LIBRARY`: seconds from process start to an interactive Skills
-screen (rows drawn, keys answered), for `librarian bench`. `--review LIBRARY`: the review
-queue. `--screen MODE LIBRARY [NOW]`: one lifecycle screen (graph, health, lineage, runbook)
-from `action_view` to `loaded`, with the library's clock held at NOW."""
+"""`librarian bench`'s measurements in a process of their own (`librarian bench-child NAME
+ARGS…`, see `tooling.bench.common.run_child`). The app-level ones are here, so `store` and
+`tooling` stay headless: `app-skills LIBRARY`, seconds from process start to an interactive
+Skills screen (rows drawn, keys answered); `app-review LIBRARY`, the review queue;
+`app-screen MODE LIBRARY [NOW]`, one lifecycle screen (graph, health, lineage, runbook) from
+`action_view` to `loaded`, with the library's clock held at NOW; `app-team-review LIBRARY`,
+the review queue on the team source. Every other name is a headless measurement of
+`tooling.bench.children`."""
 
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ import asyncio  # noqa: E402
 import json  # noqa: E402
 import resource  # noqa: E402
 import sys  # noqa: E402
+from collections.abc import Callable, Coroutine, Sequence  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
@@ -215,13 +220,33 @@ async def _open_screen(app: Any, mode: str, result: dict[str, Any]) -> None:
         result["key_ms_pilot"] = await keys_ms(pilot, SCREEN_KEYS)
 
 
-if __name__ == "__main__":
-    if sys.argv[1] == "--team-review":
-        print(json.dumps(asyncio.run(measure_team_review(Path(sys.argv[2])))))
-    elif sys.argv[1] == "--review":
-        print(json.dumps(asyncio.run(measure_review(Path(sys.argv[2])))))
-    elif sys.argv[1] == "--screen":
-        now = sys.argv[4] if len(sys.argv) > 4 else ""
-        print(json.dumps(asyncio.run(measure_screen(Path(sys.argv[3]), sys.argv[2], now))))
+async def _screen(mode: str, library_dir: str, now: str = "") -> dict[str, Any]:
+    return await measure_screen(Path(library_dir), mode, now)
+
+
+#: The app-level measurements, by the name `librarian bench-child` takes.
+CHILDREN: dict[str, Callable[..., Coroutine[Any, Any, dict[str, Any]]]] = {
+    "app-skills": lambda library: measure(Path(library)),
+    "app-review": lambda library: measure_review(Path(library)),
+    "app-team-review": lambda library: measure_team_review(Path(library)),
+    "app-screen": _screen,
+}
+
+
+def run_child(argv: Sequence[str]) -> int:
+    """`librarian bench-child NAME ARGS…`: run one measurement, print its JSON on one line."""
+    if not argv:
+        print("librarian: error: bench-child needs a measurement's name", file=sys.stderr)
+        return 2
+    name, *args = argv
+    if name in CHILDREN:
+        result: dict[str, Any] = asyncio.run(CHILDREN[name](*args))
     else:
-        print(json.dumps(asyncio.run(measure(Path(sys.argv[1])))))
+        from tooling.bench.children import CHILDREN as HEADLESS  # the headless measurements
+
+        if name not in HEADLESS:
+            print(f"librarian: error: no bench measurement {name!r}", file=sys.stderr)
+            return 2
+        result = HEADLESS[name](*args)
+    print(json.dumps(result))
+    return 0

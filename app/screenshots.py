@@ -24,9 +24,9 @@ from textual.worker import WorkerState
 from app.factory import make_app
 from app.librarian_app import LibrarianApp
 from app.screens.skills import DETAIL_DELAY
-from store.demo import build_demo
 from store.events import stepping_clock
 from store.library import Library
+from tooling.demo.build import build_demo
 
 SIZE = (140, 42)
 #: The app's "now": a day after the demo was built, frozen.

@@ -22,10 +22,10 @@ from pathlib import Path
 
 import pytest
 
-from store.demo import build_demo
 from store.embed import FastEmbedder
 from store.events import stepping_clock
 from store.library import Library
+from tooling.demo.build import build_demo
 
 REPO = Path(__file__).resolve().parents[1]
 #: "Now" for libraries opened by tests: a day after the demo was built, standing still, so

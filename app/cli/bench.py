@@ -1,4 +1,4 @@
-"""`librarian bench`: the issue budgets, measured (see `store.bench`)."""
+"""`librarian bench`: the issue budgets, measured (see `tooling.bench`)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def register(sub: Subcommands) -> None:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from store.bench import run_bench  # asyncio and the skill linter: only `bench` loads them
+    from tooling.bench.run import run_bench  # asyncio and the skill linter: only `bench` loads them
 
     results = run_bench(quick=args.quick, only=set(args.only))
     print(safe_json(results))

@@ -23,7 +23,7 @@ def cmd_app(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from store.demo import build_demo  # loads the whole store (numpy, hnswlib): only here
+    from tooling.demo.build import build_demo  # loads the whole store (numpy, hnswlib): only here
 
     target = Path(args.library).expanduser().resolve() if args.library else default_demo_dir()
     build_demo(target, fresh=args.fresh)

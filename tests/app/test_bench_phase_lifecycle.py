@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from store.bench import BUDGETS, LIFECYCLE_SCREENS, _bench_lifecycle, _check
+from tooling.bench.phases import LIFECYCLE_SCREENS, _bench_lifecycle
+from tooling.bench.run import BUDGETS, _check
 
 
 def test_the_lifecycle_phase_reports_every_budget(tmp_path: Path) -> None:

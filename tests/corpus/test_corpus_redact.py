@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from store.redaction_eval import REVIEWED_CORPUS_SECRETS, redactions, transcript_files
+from tooling.evaluation.redaction import REVIEWED_CORPUS_SECRETS, redactions, transcript_files
 
 pytestmark = pytest.mark.corpus
 

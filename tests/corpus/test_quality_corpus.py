@@ -14,12 +14,13 @@ from typing import Any
 
 import pytest
 
-from store.bench import _bench_quality, _check
 from store.embed import FastEmbedder
 from store.quality.corpus import check_labels, run_quality
 from store.quality.labels import Labels, load_labels
 from store.quality.measure import TARGETS, QualityReport
 from tests.conftest import isolate_home
+from tooling.bench.phases import _bench_quality
+from tooling.bench.run import _check
 
 pytestmark = pytest.mark.corpus
 

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from store.bench import lifecycle_library
-from store.bench_lifecycle import Spec, measure_blast, measure_health, parsed_skill, plan
 from store.library import Library
 from store.skills.parser import parse_skill_md
 from store.verify import verify
+from tooling.bench.lifecycle import Spec, measure_blast, measure_health, parsed_skill, plan
+from tooling.bench.phases import lifecycle_library
 
 SIZE = {"skills": 400, "relations": 1600, "outcomes": 8000}
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from store.bench import BUDGETS, _check, child_secrets
-from store.synthetic import synthetic_session
-from store.synthetic_secrets import format_count
+from tooling.bench.children import child_secrets
+from tooling.bench.run import BUDGETS, _check
+from tooling.synthetic.data import synthetic_session
+from tooling.synthetic.secrets import format_count
 
 
 def test_the_secrets_phase_reports_every_budget(tmp_path: Path) -> None:

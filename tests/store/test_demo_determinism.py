@@ -54,7 +54,7 @@ BUILD = textwrap.dedent(
     _time.time_ns = lambda: real_time_ns() + int(shift * 1e9)
     _dt.datetime, _dt.date = FakeDateTime, FakeDate
 
-    from store.demo import build_demo
+    from tooling.demo.build import build_demo
     from store.events import stepping_clock
     from store.library import Library
 

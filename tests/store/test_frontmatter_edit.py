@@ -12,7 +12,7 @@ import pytest
 from store.skills.frontmatter_edit import FrontmatterEditError, edit
 from store.skills.parser import parse_skill_md
 
-DEMO = Path(__file__).resolve().parents[2] / "store" / "demo_skills"
+DEMO = Path(__file__).resolve().parents[2] / "tooling" / "demo" / "skills"
 FIELDS = {"when_to_use": "a release is due", "triggers": "ship it, cut a release", "tags": "x"}
 
 

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from store.bench import _bench_quality, _check
 from store.models import NODE_TYPES
 from store.quality.labels import LabelError, Labels, load_labels
 from store.quality.measure import (
@@ -21,6 +20,8 @@ from store.quality.measure import (
     measure,
     narration_reason,
 )
+from tooling.bench.phases import _bench_quality
+from tooling.bench.run import _check
 
 SHA = "0" * 64
 TRANSCRIPTS = [

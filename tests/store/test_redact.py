@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from store.ingest import redact as redact_module
 from store.ingest.redact import REDACTED, redact
 from store.skills.lint import secret, secret_spans
-from store.synthetic_secrets import secret_samples
+from tooling.synthetic.secrets import secret_samples
 
 # Fake credentials are glued together at runtime so secret scanners don't see whole keys.
 BODY = "Rk7Lz2Qm9Wx4Tn8Vb3Hc6Yp1Jd5Gf0Sa2Ue7Io"

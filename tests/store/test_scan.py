@@ -15,9 +15,9 @@ import pytest
 
 from store.events import stepping_clock
 from store.library import Library, LibraryError, scan_batch_size
-from store.synthetic import write_skills
 from store.verify import verify
 from tests.store.conftest import HashEmbedder, write_skill
+from tooling.synthetic.data import write_skills
 
 REPO = Path(__file__).resolve().parents[2]
 

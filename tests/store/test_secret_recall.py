@@ -4,8 +4,8 @@ knows (no real key is ever written down: tokens are drawn from a seeded RNG at r
 from __future__ import annotations
 
 from store.ingest.redact import redact
-from store.redaction_eval import leaked, measure_recall
-from store.synthetic_secrets import SecretSample, format_count, secret_samples
+from tooling.evaluation.redaction import leaked, measure_recall
+from tooling.synthetic.secrets import SecretSample, format_count, secret_samples
 
 #: The issue asks for at least this many formats.
 MIN_FORMATS = 50

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from store.models import ParsedSkill
 from store.skills.parser import RELATION_KEYS, split_relation_targets
-from store.synthetic import AREAS, synthetic_skill
+from tooling.synthetic.data import AREAS, synthetic_skill
 
 if TYPE_CHECKING:
     from store.library import Library

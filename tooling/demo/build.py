@@ -12,8 +12,8 @@ from store.library import Clock, Library
 from store.models import ScanReport
 from store.patterns.session_start import session_context
 
-DEMO_SKILLS = Path(__file__).parent / "demo_skills"
-DEMO_SESSIONS = Path(__file__).parent / "demo_sessions"
+DEMO_SKILLS = Path(__file__).parent / "skills"
+DEMO_SESSIONS = Path(__file__).parent / "sessions"
 #: Who reviews in the demo, and the colleague whose earlier decisions are already on record
 #: (so the reviewer's first undo cannot undo somebody else's work).
 DEMO_REVIEWER = ("Dana Reviewer", "dana@example.com")

@@ -14,8 +14,9 @@ from pathlib import Path
 
 from store.library import Library
 from store.models import Suggestion
+from store.skills.listing.routing import QUERIES as ROUTING_QUERIES
 
-QUERIES = Path(__file__).parent / "eval" / "routing_queries.jsonl"
+QUERIES = ROUTING_QUERIES
 KS = (1, 5, 10)
 
 

@@ -7,7 +7,7 @@
 - pull of 100,000 new events into a new library (the decisions on the hub's TEAM items);
 - nothing new: the round trips of a second push and a second pull.
 
-Measurements run in child processes (`python -m store.team.bench child-…`), so their peak
+Measurements run in child processes (`librarian bench-child child-team-…`), so their peak
 memory is their own.
 """
 
@@ -17,13 +17,12 @@ import json
 import resource
 import shutil
 import statistics
-import subprocess
-import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from store.process import own_module
+from tooling.bench.common import own_peak_rss_mb, run_child
 
 #: Bump when the cached hub's content changes.
 BUILD_VERSION = "7"
@@ -52,8 +51,8 @@ def run(work: Path, quick: bool) -> dict[str, Any]:
         pushed = _bench_push(work, hub, size["push"])
         pulled = _bench_pull(work, hub, big)
         reviewer = _empty_library(work / "team-reviewer", hub.url("rev1", big))
-        review = _json([*own_module("app.bench_app"), "--team-review", str(reviewer)])
-        status = _json([*own_module("store.team.bench"), "child-status", str(work / "team-puller")])
+        review = run_child("app-team-review", str(reviewer), timeout=3600)
+        status = run_child("child-team-status", str(work / "team-puller"), timeout=3600)
     finally:
         server.stop(folder)
     return {
@@ -79,15 +78,6 @@ def run(work: Path, quick: bool) -> dict[str, Any]:
         "status_ms": status.get("median_ms"),
         "errors": [r["error"] for r in (pushed, pulled, review, status) if "error" in r],
     }
-
-
-def _json(argv: list[str], timeout: float = 3600) -> dict[str, Any]:
-    out = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
-    lines = [line for line in out.stdout.splitlines() if line.startswith("{")]
-    if out.returncode != 0 or not lines:
-        return {"error": (out.stderr.strip().splitlines() or ["no output"])[-1]}
-    found: dict[str, Any] = json.loads(lines[-1])
-    return found
 
 
 def _members(hub: Any) -> None:
@@ -318,12 +308,12 @@ def _bench_push(work: Path, hub: Any, count: int) -> dict[str, Any]:
     from store.config import Config
 
     Config(copy / "config.toml").set("team.hub", json.dumps(hub.url("pusher", name)))
-    return _json([*own_module("store.team.bench"), "child-push", str(copy)])
+    return run_child("child-team-push", str(copy), timeout=3600)
 
 
 def _bench_pull(work: Path, hub: Any, big: str) -> dict[str, Any]:
     path = _empty_library(work / "team-puller", hub.url("puller", big))
-    return _json([*own_module("store.team.bench"), "child-pull", str(path)])
+    return run_child("child-team-pull", str(path), timeout=3600)
 
 
 # -- children -----------------------------------------------------------------------------------
@@ -337,7 +327,6 @@ def _cpu() -> float:
 
 
 def child_push(library_dir: str) -> dict[str, Any]:
-    from store.bench import _own_peak_rss_mb
     from store.library import Library
     from store.team.push import push
 
@@ -354,12 +343,11 @@ def child_push(library_dir: str) -> dict[str, Any]:
         "batches": first.batches,
         "again_round_trips": again.round_trips,
         "again_seconds": again.seconds,
-        "peak_rss_mb": _own_peak_rss_mb(),
+        "peak_rss_mb": own_peak_rss_mb(),
     }
 
 
 def child_pull(library_dir: str) -> dict[str, Any]:
-    from store.bench import _own_peak_rss_mb
     from store.library import Library
     from store.team.pull import pull
 
@@ -376,7 +364,7 @@ def child_pull(library_dir: str) -> dict[str, Any]:
         "waited_for_hub_seconds": first.waited,
         "stored_seconds": first.stored,
         "again_round_trips": again.round_trips,
-        "peak_rss_mb": _own_peak_rss_mb(),
+        "peak_rss_mb": own_peak_rss_mb(),
     }
 
 
@@ -397,7 +385,8 @@ def child_status(library_dir: str) -> dict[str, Any]:
     }
 
 
-_CHILDREN = {"child-push": child_push, "child-pull": child_pull, "child-status": child_status}
-
-if __name__ == "__main__":
-    print(json.dumps(_CHILDREN[sys.argv[1]](*sys.argv[2:])))
+CHILDREN: dict[str, Callable[..., dict[str, Any]]] = {
+    "child-team-push": child_push,
+    "child-team-pull": child_pull,
+    "child-team-status": child_status,
+}

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from store.ingest.redact import redact
-from store.synthetic_secrets import SecretSample, secret_samples
+from tooling.synthetic.secrets import SecretSample, secret_samples
 
 #: A secret counts as leaked when this many of its characters in a row survive.
 LEAK_WINDOW = 8

@@ -2,8 +2,8 @@
 1,000 skills, overlaps on 10,000, the security lint on the corpus (with its recall and false
 positives on the labelled set) and the UserPromptSubmit hook process on 10,000 skills.
 
-Each measurement runs in its own process (`python -E -P -m store.bench child-…`), on the
-bench's cached synthetic libraries (`store.bench._big_library`)."""
+Each measurement runs in its own process (`librarian bench-child child-…`), on the bench's
+cached synthetic libraries (`tooling.bench.common.big_library`)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from store.process import own_module
+from store.process import own_librarian
 
 #: Prompts for the hook: tasks (some fit a synthetic skill, some do not).
 HOOK_PROMPTS = (
@@ -176,7 +176,7 @@ def child_prompt_hook(library_dir: str, runs: str) -> dict[str, Any]:
         }
     finally:
         subprocess.run(
-            [*own_module("app"), "--library", str(library), "hook", "prompt-stop"],
+            [*own_librarian(), "--library", str(library), "hook", "prompt-stop"],
             env=env,
             capture_output=True,
             timeout=60,
@@ -188,7 +188,7 @@ def child_prompt_hook(library_dir: str, runs: str) -> dict[str, Any]:
 
 def _hook(library: Path, env: dict[str, str], prompt: str) -> tuple[float, str]:
     data = {"hook_event_name": "UserPromptSubmit", "prompt": prompt, "cwd": "/bench"}
-    argv = [*own_module("app"), "--library", str(library), "hook", "user-prompt"]
+    argv = [*own_librarian(), "--library", str(library), "hook", "user-prompt"]
     started = time.perf_counter()
     done = subprocess.run(
         argv,

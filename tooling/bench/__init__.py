@@ -1,0 +1,1 @@
+"""`librarian bench`: the issue budgets, measured, each phase in its own process."""

@@ -1,0 +1,1 @@
+"""Evaluations over hand-written or generated sets: routing (`suggest`) and redaction."""

@@ -1,0 +1,1 @@
+"""Synthetic skills, sessions and secrets, generated deterministically for the bench and tests."""
