@@ -1,0 +1,363 @@
+"""The layout holds (issue 12): no import cycles among the project's modules, imports of its
+own modules inside functions only where listed with a reason, no module over 700 lines.
+
+Each rule has a list of what exists today. A new cycle, a new in-function import or a new
+long module fails; when a branch removes one, shrink its list (a stale entry is reported as
+a warning, not a failure, so branches that land in any order stay green). Imports are read
+from the source (`tests/layout.py`): those inside functions and under `if TYPE_CHECKING:`
+count like any other.
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+from tests.layout import PACKAGES, cycles, edges, line_counts
+
+#: Import cycles that exist today, each the set of modules that import one another. A cycle
+#: found must lie within one of these; the goal is an empty list.
+KNOWN_CYCLES: tuple[frozenset[str], ...] = (
+    # Library is the service locator that the domain modules receive and call back into;
+    # it imports them (mostly inside functions), they import it (issue 12 item 1: a kernel).
+    frozenset(
+        {
+            "store.forget",
+            "store.forget.erasing",
+            "store.ingest.outcomes",
+            "store.ingest.pipeline",
+            "store.ingest.upgrade",
+            "store.ingest.worker",
+            "store.library",
+            "store.lifecycle.graph",
+            "store.lifecycle.health",
+            "store.lifecycle.lineage",
+            "store.lifecycle.proposals",
+            "store.lifecycle.runbook",
+            "store.lifecycle.status",
+            "store.patterns.consolidate",
+            "store.patterns.decay",
+            "store.patterns.graduate",
+            "store.patterns.memory",
+            "store.patterns.retrieval_log",
+            "store.patterns.session_start",
+            "store.review",
+            "store.search",
+            "store.skills.overlap",
+        }
+    ),
+    # `projections.py` registers the per-domain projections with imports at its bottom;
+    # they import it back (issue 12 item 2: projections that register per domain).
+    frozenset(
+        {
+            "store.dag_projections",
+            "store.erasure_projections",
+            "store.governance_projections",
+            "store.pattern_projections",
+            "store.projections",
+            "store.proposal_projections",
+            "store.runbook_projections",
+            "store.team.projections",
+        }
+    ),
+    # Screens call the concrete app (`cast("LibrarianApp", self.app)`) and the app imports
+    # the screens (issue 12 item 5: screens navigate by messages).
+    frozenset({"app.commands", "app.librarian_app", "app.screens.graph", "app.screens.lineage"}),
+    # The prompt hook's lexical fallback and its context builder import each other.
+    frozenset({"store.skills.prompt_context", "store.skills.prompt_lexical"}),
+)
+
+_LIBRARY_CYCLE = "dodges the store.library cycle (see KNOWN_CYCLES)"
+_HOOK_PATH = "keeps `librarian hook` and the CLI's start-up light (numpy, hnswlib, Textual)"
+_BENCH_CHILD = "a bench child loads only what its measurement needs (its peak RSS is measured)"
+
+#: Imports of the project's own modules inside functions, per importing module: why, and
+#: what it imports that way. Anything else imported inside a function fails.
+IN_FUNCTION_IMPORTS: dict[str, tuple[str, frozenset[str]]] = {
+    "app.bench_app": (
+        "the start time is taken before the app, the store and Textual are imported",
+        frozenset(
+            {
+                "app.factory",
+                "app.librarian_app",
+                "app.screens.review",
+                "store.events",
+                "store.library",
+                "tooling.bench.children",
+                "widgets.node_detail",
+                "widgets.node_table",
+                "widgets.skill_table",
+            }
+        ),
+    ),
+    "app.cli.bench": (
+        "the bench and the judge kits (asyncio, the model): only these commands load them",
+        frozenset({"store.quality.kit", "store.quality.replay", "tooling.bench.run"}),
+    ),
+    "app.cli.common": (_HOOK_PATH, frozenset({"store.library"})),
+    "app.cli.hooks": (
+        "the prompt server runs only under `hook prompt-server`",
+        frozenset({"app.prompt_server"}),
+    ),
+    "app.cli.launch": (
+        "the demo build and Textual load only for `demo` and the app",
+        frozenset({"app.factory", "tooling.demo.build"}),
+    ),
+    "app.cli.lineage": (
+        "Rich: `librarian hook` must not load it",
+        frozenset({"widgets.lineage_text"}),
+    ),
+    "app.cli.maintenance": (_HOOK_PATH, frozenset({"store.verify"})),
+    "app.cli.mcp": (
+        "pydantic and the MCP SDK: only `librarian mcp`",
+        frozenset({"app.mcp_server"}),
+    ),
+    "app.cli.team": (
+        "psycopg and the team modules: only `librarian team` loads them",
+        frozenset(
+            {
+                "store.team.connection",
+                "store.team.drafts",
+                "store.team.hub",
+                "store.team.pull",
+                "store.team.push",
+                "store.team.review",
+                "store.team.server",
+                "store.team.status",
+            }
+        ),
+    ),
+    "app.entry": (
+        "nothing of the packages runs before the installation check",
+        frozenset({"app.bench_app", "app.cli.main", "app.hook_main"}),
+    ),
+    "app.hook_main": (_HOOK_PATH, frozenset({"store.library", "store.skills.prompt_context"})),
+    "app.librarian_app": ("verify loads on its key only", frozenset({"store.verify"})),
+    "store.ingest.pipeline": (_LIBRARY_CYCLE, frozenset({"store.skills.surface"})),
+    "store.library": (
+        _LIBRARY_CYCLE,
+        frozenset(
+            {
+                "store.forget",
+                "store.ingest.pipeline",
+                "store.ingest.upgrade",
+                "store.ingest.worker",
+                "store.lifecycle.graph",
+                "store.lifecycle.health",
+                "store.lifecycle.lineage",
+                "store.lifecycle.proposals",
+                "store.lifecycle.runbook",
+                "store.lifecycle.status",
+                "store.patterns.consolidate",
+                "store.patterns.decay",
+                "store.patterns.graduate",
+                "store.patterns.memory",
+                "store.patterns.session_start",
+                "store.search",
+                "store.skills.lint",
+                "store.skills.listing.budget",
+                "store.skills.overlap",
+                "store.skills.reconcile",
+                "store.skills.relint",
+            }
+        ),
+    ),
+    "store.lifecycle.graph": (_LIBRARY_CYCLE, frozenset({"store.lifecycle.health"})),
+    "store.lifecycle.health": (_LIBRARY_CYCLE, frozenset({"store.catalog", "store.errors"})),
+    "store.lifecycle.lineage": (
+        _LIBRARY_CYCLE,
+        frozenset({"store.lifecycle.runbook", "store.patterns.graduate", "store.patterns.memory"}),
+    ),
+    "store.patterns.consolidate": (
+        "scipy's clustering: only a consolidation loads it",
+        frozenset({"store.patterns.cluster"}),
+    ),
+    "store.patterns.graduate": (
+        "the lint's rule tables, for writing a draft only",
+        frozenset({"store.skills.lint", "store.skills.parser"}),
+    ),
+    "store.patterns.memory": (
+        _LIBRARY_CYCLE,
+        frozenset({"store.patterns.consolidate", "store.query_terms"}),
+    ),
+    "store.patterns.session_start": (
+        "the SessionStart hook's fast path reads the head before opening the library",
+        frozenset({"store.chain_head", "store.config", "store.events", "store.identity"}),
+    ),
+    "store.search": (
+        "the embedding model's error, only when a query embeds",
+        frozenset({"store.embed"}),
+    ),
+    "store.skills.prompt_context": (
+        "the lexical fallback imports this module back (see KNOWN_CYCLES)",
+        frozenset({"store.skills.prompt_lexical"}),
+    ),
+    "tooling.bench.agents": (
+        _BENCH_CHILD,
+        frozenset(
+            {
+                "store.ingest.pipeline",
+                "store.library",
+                "store.projections",
+                "store.skills.surface",
+                "tooling.synthetic.data",
+            }
+        ),
+    ),
+    "tooling.bench.catalog": (
+        _BENCH_CHILD,
+        frozenset(
+            {
+                "store.library",
+                "store.skills.listing.routing",
+                "store.skills.listing.settings",
+                "store.skills.prompt_context",
+                "store.skills.security_eval",
+            }
+        ),
+    ),
+    "tooling.bench.children": (
+        _BENCH_CHILD,
+        frozenset(
+            {
+                "store.config",
+                "store.ingest.transcript",
+                "store.ingest.warm",
+                "store.library",
+                "store.models",
+                "store.quality.corpus",
+                "store.search",
+                "tooling.bench.lifecycle",
+                "tooling.evaluation.redaction",
+                "tooling.evaluation.routing",
+                "tooling.synthetic.data",
+            }
+        ),
+    ),
+    "tooling.bench.common": (
+        _BENCH_CHILD,
+        frozenset(
+            {
+                "store.library",
+                "store.migrations",
+                "tooling.evaluation.routing",
+                "tooling.synthetic.data",
+            }
+        ),
+    ),
+    "tooling.bench.lifecycle": (
+        _BENCH_CHILD,
+        frozenset(
+            {
+                "store.library",
+                "store.lifecycle.health",
+                "store.projections",
+                "store.skills.discovery",
+                "store.skills.lint",
+                "store.skills.parser",
+                "store.skills.reconcile",
+            }
+        ),
+    ),
+    "tooling.bench.phases": (
+        "each phase loads what it builds (the team phase: psycopg and the embedded server)",
+        frozenset(
+            {
+                "store.library",
+                "store.quality.labels",
+                "tooling.bench.lifecycle",
+                "tooling.bench.team",
+                "tooling.synthetic.data",
+            }
+        ),
+    ),
+    "tooling.bench.team": (
+        "psycopg and the embedded server: only the team phase and its children",
+        frozenset(
+            {
+                "store.config",
+                "store.library",
+                "store.projections",
+                "store.team.hub",
+                "store.team.pull",
+                "store.team.push",
+                "store.team.server",
+                "store.team.status",
+            }
+        ),
+    ),
+    "tooling.evaluation.redaction": (
+        "the transcript parser, for the corpus measurement only",
+        frozenset({"store.ingest.transcript", "store.models"}),
+    ),
+}
+
+#: Modules over `MAX_LINES` today (outside tests/). The goal is an empty set.
+LONG_MODULES: frozenset[str] = frozenset(
+    {
+        "app/screens/review.py",
+        "store/ingest/episodes.py",
+        "store/ingest/snippets.py",
+        "store/ingest/warm.py",
+        "store/library.py",
+        "store/lifecycle/graph.py",
+        "store/lifecycle/runbook.py",
+        "store/team/hub_schema.py",
+    }
+)
+MAX_LINES = 700
+
+
+def _stale(kind: str, entries: object) -> None:
+    if entries:
+        warnings.warn(f"{kind} no longer exist: shrink the list ({entries})", stacklevel=2)
+
+
+def test_no_import_cycles_beyond_the_known_ones() -> None:
+    found = cycles(edges())
+    new = [sorted(c) for c in found if not any(c <= known for known in KNOWN_CYCLES)]
+    assert new == [], "new import cycles (break them, do not list them)"
+    _stale("known cycles", [sorted(k) for k in KNOWN_CYCLES if not any(c <= k for c in found)])
+
+
+def test_in_function_imports_of_own_modules_are_listed() -> None:
+    inside = [e for e in edges() if e.in_function]
+    unlisted = sorted(
+        f"{e.source} -> {e.target}"
+        for e in inside
+        if e.target not in IN_FUNCTION_IMPORTS.get(e.source, ("", frozenset()))[1]
+    )
+    assert unlisted == [], "import at the top, or list it in IN_FUNCTION_IMPORTS with a reason"
+    seen = {(e.source, e.target) for e in inside}
+    _stale(
+        "in-function imports",
+        sorted(
+            f"{source} -> {target}"
+            for source, (_, targets) in IN_FUNCTION_IMPORTS.items()
+            for target in targets
+            if (source, target) not in seen
+        ),
+    )
+
+
+def test_every_listed_in_function_import_has_a_reason() -> None:
+    assert [m for m, (reason, _) in IN_FUNCTION_IMPORTS.items() if not reason.strip()] == []
+
+
+def test_no_module_over_the_line_limit() -> None:
+    counts = line_counts()
+    long = sorted(path for path, lines in counts.items() if lines > MAX_LINES)
+    assert [p for p in long if p not in LONG_MODULES] == [], f"split modules over {MAX_LINES}"
+    _stale("long modules", sorted(LONG_MODULES - set(long)))
+
+
+def test_the_measure_sees_cycles_and_in_function_imports(tmp_path: Path) -> None:
+    """The reader itself: a two-module cycle made only of in-function imports is found."""
+    for package in PACKAGES:
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "__init__.py").write_text("")
+    (tmp_path / "store" / "a.py").write_text("def f():\n    from store import b\n")
+    (tmp_path / "store" / "b.py").write_text("from .a import f\n")
+    found = edges(tmp_path)
+    assert cycles(found) == [frozenset({"store.a", "store.b"})]
+    assert [(e.source, e.target) for e in found if e.in_function] == [("store.a", "store.b")]
