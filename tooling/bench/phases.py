@@ -319,7 +319,7 @@ def _review_session(
 
 
 def _bench_review(work: Path, count: int) -> dict[str, Any]:
-    """The review queue with `count` pending nodes, measured by `app.bench_app --review`."""
+    """The review queue with `count` pending nodes, measured by `app-review` (`app.bench_app`)."""
     library = str(review_library(work, count))
     copy = run_dir(work, f"review-{count}")  # decisions change the library: work on a copy
     shutil.rmtree(copy, ignore_errors=True)
