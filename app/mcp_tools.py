@@ -14,6 +14,7 @@ from pydantic import Field
 from typing_extensions import TypedDict
 
 from store.errors import LibrarianError
+from store.models.events import AGENT_LIFECYCLE_EVENTS
 
 if TYPE_CHECKING:
     from store.library import Library
@@ -88,15 +89,10 @@ SessionId = Annotated[
 ]
 Detail = Annotated[str, Field(max_length=4000, description="A short note: what happened, why.")]
 Success = Annotated[bool, Field(strict=True, description="True if the skill helped, else false.")]
-LifecycleEvent = Literal[
-    "proposed",
-    "validated",
-    "applied",
-    "outcome_recorded",
-    "revised",
-    "deprecated",
-    "contradicted",
-]
+if TYPE_CHECKING:
+    LifecycleEvent = str
+else:  # the registry's names, as a `Literal` so that the tool's schema lists them (`enum`)
+    LifecycleEvent = Literal[AGENT_LIFECYCLE_EVENTS]
 
 # -- result types (the output schema agents see) ----------------------------------------------
 

@@ -20,6 +20,7 @@ import sqlite3
 from typing import Any
 
 from store.models import ERASED
+from store.models.events import EventType
 
 #: Payload keys that hold quoted text in node events (node records, before/after, reason).
 NODE_TEXT_KEYS = ("summary", "evidence", "reason")
@@ -187,10 +188,10 @@ def missing_references(conn: sqlite3.Connection) -> list[str]:
         if not isinstance(data, dict):
             continue
         found = references(data)
-        if type_ == "session.ingested":
+        if type_ == EventType.SESSION_INGESTED:
             found.append(str(data.get("messages_hash", "")))
             found += references(archive_rows(conn, str(data.get("messages_hash", ""))))
-        elif type_ == "pattern.drafted":
+        elif type_ == EventType.PATTERN_DRAFTED:
             found.append(str(data.get("content_hash", "")))
         for digest in found:
             if digest not in stored:

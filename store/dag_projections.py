@@ -8,10 +8,11 @@ from typing import Any
 
 from store.content import message_rows, resolved, text_of
 from store.models import ERASED, Event
+from store.models.events import EventType
 from store.projections import handles
 
 
-@handles("session.ingested")
+@handles(EventType.SESSION_INGESTED)
 def _session_ingested(conn: sqlite3.Connection, event: Event) -> None:
     p = event.payload
     sid = p["session_id"]
@@ -112,14 +113,14 @@ def _insert_node(
     )
 
 
-@handles("node.extracted")
+@handles(EventType.NODE_EXTRACTED)
 def _node_extracted(conn: sqlite3.Connection, event: Event) -> None:
     """A new node: pending, or suppressed when it did not pass the knowledge bar."""
     node = event.payload["node"]
     _insert_node(conn, node, "suppressed" if node.get("suppressed") else "pending", event.ts)
 
 
-@handles("node.merged")
+@handles(EventType.NODE_MERGED)
 def _node_merged(conn: sqlite3.Connection, event: Event) -> None:
     p = event.payload
     if p.get("node"):  # the merged node was never stored: keep it on record as merged
@@ -131,7 +132,7 @@ def _node_merged(conn: sqlite3.Connection, event: Event) -> None:
         )
 
 
-@handles("node.superseded")
+@handles(EventType.NODE_SUPERSEDED)
 def _node_superseded(conn: sqlite3.Connection, event: Event) -> None:
     """A pending or suppressed warm node a cold-tier node restated: kept, out of the queue,
     pointing at its successor. A node a reviewer decided in the meantime stays as it is."""
@@ -143,7 +144,7 @@ def _node_superseded(conn: sqlite3.Connection, event: Event) -> None:
     )
 
 
-@handles("session.cold_extracted")
+@handles(EventType.SESSION_COLD_EXTRACTED)
 def _session_cold_extracted(conn: sqlite3.Connection, event: Event) -> None:
     """Which model and prompt version last read a session's transcript (which content)."""
     p = event.payload
@@ -170,18 +171,18 @@ def _session_cold_extracted(conn: sqlite3.Connection, event: Event) -> None:
 
 
 @handles(
-    "node.approved",
-    "node.rejected",
-    "node.edited",
-    "node.rescoped",
-    "node.reopened",
-    "node.unsuppressed",
+    EventType.NODE_APPROVED,
+    EventType.NODE_REJECTED,
+    EventType.NODE_EDITED,
+    EventType.NODE_RESCOPED,
+    EventType.NODE_REOPENED,
+    EventType.NODE_UNSUPPRESSED,
 )
 def _node_decided(conn: sqlite3.Connection, event: Event) -> None:
     p = event.payload
     after = resolved(conn, p["after"])
     sets = ", ".join(f"{field}=?" for field in after)
-    decided = event.type in ("node.approved", "node.rejected")
+    decided = event.type in (EventType.NODE_APPROVED, EventType.NODE_REJECTED)
     conn.execute(
         f"UPDATE nodes SET {sets}, updated_at=?, decided_at=?, decided_by=? WHERE node_id=?",
         (
@@ -218,7 +219,7 @@ def _kept(conn: sqlite3.Connection, payload: dict[str, Any], field: str) -> str:
     return str(row[0]) if row else ""
 
 
-@handles("node.forgotten")
+@handles(EventType.NODE_FORGOTTEN)
 def _node_forgotten(conn: sqlite3.Connection, event: Event) -> None:
     """Out of every queue and pattern for good; its texts read as erased (their blobs are
     tombstones by now). Recorded in the audit like a decision, with the reason."""

@@ -10,13 +10,14 @@ from __future__ import annotations
 import sqlite3
 
 from store.models import Event
+from store.models.events import EventType
 from store.projections import handles
 
 #: Why a pending draft of a forgotten pattern was set aside.
 DRAFT_REASON = "the pattern's content was forgotten"
 
 
-@handles("blob.erased")
+@handles(EventType.BLOB_ERASED)
 def _blob_erased(conn: sqlite3.Connection, event: Event) -> None:
     p = event.payload
     reason = str(p.get("reason", ""))

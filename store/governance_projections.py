@@ -9,15 +9,16 @@ import sqlite3
 from typing import Any
 
 from store.models import Event
+from store.models.events import EventType
 from store.projections import handles
 
 
-@handles("skill.used")
+@handles(EventType.SKILL_USED)
 def _used(conn: sqlite3.Connection, event: Event) -> None:
     _project_used(conn, event.payload, event.ts)
 
 
-@handles("pattern.draft_revised")
+@handles(EventType.PATTERN_DRAFT_REVISED)
 def _draft_revised(conn: sqlite3.Connection, event: Event) -> None:
     p = event.payload
     conn.execute(
@@ -31,7 +32,7 @@ def _draft_revised(conn: sqlite3.Connection, event: Event) -> None:
     )
 
 
-@handles("skill.enrichment_proposed")
+@handles(EventType.SKILL_ENRICHMENT_PROPOSED)
 def _enrichment_proposed(conn: sqlite3.Connection, event: Event) -> None:
     p = event.payload
     conn.execute(
@@ -60,7 +61,7 @@ def _enrichment_proposed(conn: sqlite3.Connection, event: Event) -> None:
     )
 
 
-@handles("skill.enrichment_approved")
+@handles(EventType.SKILL_ENRICHMENT_APPROVED)
 def _enrichment_approved(conn: sqlite3.Connection, event: Event) -> None:
     p = event.payload
     conn.execute(
@@ -70,7 +71,7 @@ def _enrichment_approved(conn: sqlite3.Connection, event: Event) -> None:
     wrote(conn, p.get("written", {}), "enrichment", event.seq)
 
 
-@handles("skill.enrichment_rejected")
+@handles(EventType.SKILL_ENRICHMENT_REJECTED)
 def _enrichment_rejected(conn: sqlite3.Connection, event: Event) -> None:
     p = event.payload
     conn.execute(

@@ -57,6 +57,7 @@ from store.models import (
     Suggestion,
     UpgradePlan,
 )
+from store.models.events import EventType
 from store.models.governance import Enrichment, ThinSkill
 from store.models.listing import ListingReport
 from store.models.overlap import OverlapPair
@@ -90,7 +91,13 @@ SCAN_BATCH_MAX = 500
 #: Texts embedded per committed transaction of the embedding cache.
 EMBED_COMMIT = 256
 STATUS_EVENTS = frozenset(
-    {"skill.proposed", "skill.promoted", "skill.deprecated", "skill.retired", "skill.validated"}
+    {
+        EventType.SKILL_PROPOSED,
+        EventType.SKILL_PROMOTED,
+        EventType.SKILL_DEPRECATED,
+        EventType.SKILL_RETIRED,
+        EventType.SKILL_VALIDATED,
+    }
 )
 
 
@@ -348,10 +355,12 @@ class Library:
                     if row is None or row["status"] == "uninstalled":
                         sid = next_id if row is None else int(row["skill_id"])
                         next_id += row is None
-                        self._append_version(conn, "skill.installed", sid, item, row)
+                        self._append_version(conn, EventType.SKILL_INSTALLED, sid, item, row)
                         installed += 1
                     else:
-                        self._append_version(conn, "skill.changed", int(row["skill_id"]), item, row)
+                        self._append_version(
+                            conn, EventType.SKILL_CHANGED, int(row["skill_id"]), item, row
+                        )
                         changed += 1
         return installed, changed
 
@@ -387,7 +396,7 @@ class Library:
             "relations": relation_rows(parsed),
             "lint_version": LINT_VERSION,
         }
-        if type_ == "skill.installed":
+        if type_ == EventType.SKILL_INSTALLED:
             payload["status"] = "stable"
         elif row is not None and version_no > int(row["current_version"]):
             base = candidate_base(conn, sid, str(row["status"]), cand.content_hash, cand.files_hash)
@@ -416,7 +425,7 @@ class Library:
                 ).fetchone()[0]
                 self.append_event(
                     conn,
-                    "skill.uninstalled",
+                    EventType.SKILL_UNINSTALLED,
                     f"skill:{name}",
                     {
                         "skill_id": int(row["skill_id"]),
@@ -1146,7 +1155,7 @@ class Library:
             decided = None
             if event == "outcome_recorded":  # a candidate's runs may now decide it
                 decided = settle(conn, self.append_event, self.config, sid)
-        if decided is not None and decided.type == "skill.candidate_promoted":
+        if decided is not None and decided.type == EventType.SKILL_CANDIDATE_PROMOTED:
             self.sync_index(embed=False)  # what is served (and searched) changed
         return appended
 

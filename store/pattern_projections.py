@@ -8,6 +8,7 @@ from typing import Any
 
 from store.content import resolved, text_of
 from store.models import Event
+from store.models.events import EventType
 from store.projections import handles
 
 _PATTERN_COLUMNS = (
@@ -18,7 +19,7 @@ _PATTERN_COLUMNS = (
 )
 
 
-@handles("pattern.consolidated")
+@handles(EventType.PATTERN_CONSOLIDATED)
 def _consolidated(conn: sqlite3.Connection, event: Event) -> None:
     p = event.payload
     for pattern_id in p.get("dissolved", []):
@@ -82,7 +83,7 @@ def _upsert_pattern(conn: sqlite3.Connection, record: dict[str, Any], ts: str) -
     )
 
 
-@handles("pattern.decayed")
+@handles(EventType.PATTERN_DECAYED)
 def _decayed(conn: sqlite3.Connection, event: Event) -> None:
     for update in event.payload["updates"]:
         conn.execute(
@@ -92,7 +93,7 @@ def _decayed(conn: sqlite3.Connection, event: Event) -> None:
         )
 
 
-@handles("retrieval.logged")
+@handles(EventType.RETRIEVAL_LOGGED)
 def _retrieval(conn: sqlite3.Connection, event: Event) -> None:
     p = event.payload
     conn.execute(
@@ -130,7 +131,7 @@ def _retrieval(conn: sqlite3.Connection, event: Event) -> None:
     )
 
 
-@handles("retrieval.repeated")
+@handles(EventType.RETRIEVAL_REPEATED)
 def _repeated(conn: sqlite3.Connection, event: Event) -> None:
     """Repeats of logged retrievals (a roll-up, see `store.patterns.retrieval_log`): each
     counts as the retrieval it repeats, made at `last`."""
@@ -156,7 +157,7 @@ def _repeated(conn: sqlite3.Connection, event: Event) -> None:
         )
 
 
-@handles("pattern.drafted")
+@handles(EventType.PATTERN_DRAFTED)
 def _drafted(conn: sqlite3.Connection, event: Event) -> None:
     p = event.payload
     # Since schema 15 a draft also records its write gate: the text before its transient
@@ -181,7 +182,7 @@ def _drafted(conn: sqlite3.Connection, event: Event) -> None:
     )
 
 
-@handles("pattern.draft_rejected")
+@handles(EventType.PATTERN_DRAFT_REJECTED)
 def _draft_rejected(conn: sqlite3.Connection, event: Event) -> None:
     p = event.payload
     conn.execute(
@@ -191,7 +192,7 @@ def _draft_rejected(conn: sqlite3.Connection, event: Event) -> None:
     )
 
 
-@handles("pattern.graduated")
+@handles(EventType.PATTERN_GRADUATED)
 def _graduated(conn: sqlite3.Connection, event: Event) -> None:
     p = event.payload
     conn.execute(
@@ -208,7 +209,7 @@ def _graduated(conn: sqlite3.Connection, event: Event) -> None:
         )
 
 
-@handles("skill.outcome_recorded")
+@handles(EventType.SKILL_OUTCOME_RECORDED)
 def _outcome(conn: sqlite3.Connection, event: Event) -> None:
     p = event.payload
     # An outcome inferred from a transcript happened when the skill ran (`at`), not when

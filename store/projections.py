@@ -14,6 +14,7 @@ from typing import Any
 
 from store.lifecycle import candidate_projections as candidates
 from store.models import ERASED, Event
+from store.models.events import EventType
 from store.skills.surface import SLOTS, fts_columns, lexical_body, surfaces, text_hash
 
 Handler = Callable[[sqlite3.Connection, Event], None]
@@ -47,7 +48,7 @@ def max_severity(findings: list[dict[str, Any]]) -> str:
     return best
 
 
-@handles("skill.installed", "skill.changed")
+@handles(EventType.SKILL_INSTALLED, EventType.SKILL_CHANGED)
 def _skill_version(conn: sqlite3.Connection, event: Event) -> None:
     p = event.payload
     sid = int(p["skill_id"])
@@ -147,7 +148,7 @@ def _insert_version(conn: sqlite3.Connection, event: Event) -> None:
     )
 
 
-@handles("skill.relinted")
+@handles(EventType.SKILL_RELINTED)
 def _skill_relinted(conn: sqlite3.Connection, event: Event) -> None:
     """Findings of an unchanged version, from newer lint rules (the version itself stays)."""
     p = event.payload
@@ -214,7 +215,7 @@ def _unindex_skill(conn: sqlite3.Connection, sid: int) -> None:
     conn.execute("DELETE FROM skills_fts WHERE rowid=?", (sid,))
 
 
-@handles("skill.uninstalled")
+@handles(EventType.SKILL_UNINSTALLED)
 def _skill_uninstalled(conn: sqlite3.Connection, event: Event) -> None:
     sid = int(event.payload["skill_id"])
     conn.execute(
@@ -223,13 +224,18 @@ def _skill_uninstalled(conn: sqlite3.Connection, event: Event) -> None:
     _unindex_skill(conn, sid)
 
 
-@handles("skill.proposed", "skill.promoted", "skill.deprecated", "skill.validated")
+@handles(
+    EventType.SKILL_PROPOSED,
+    EventType.SKILL_PROMOTED,
+    EventType.SKILL_DEPRECATED,
+    EventType.SKILL_VALIDATED,
+)
 def _skill_status(conn: sqlite3.Connection, event: Event) -> None:
     status = {
-        "skill.proposed": "proposed",
-        "skill.promoted": "stable",
-        "skill.deprecated": "deprecated",
-        "skill.validated": None,
+        EventType.SKILL_PROPOSED.value: "proposed",
+        EventType.SKILL_PROMOTED.value: "stable",
+        EventType.SKILL_DEPRECATED: "deprecated",
+        EventType.SKILL_VALIDATED: None,
     }[event.type]
     if status is not None:
         sid = int(event.payload["skill_id"])
@@ -240,7 +246,7 @@ def _skill_status(conn: sqlite3.Connection, event: Event) -> None:
             conn.execute("DELETE FROM denylist WHERE skill_id=?", (sid,))
 
 
-@handles("skill.retired")
+@handles(EventType.SKILL_RETIRED)
 def _skill_retired(conn: sqlite3.Connection, event: Event) -> None:
     sid = int(event.payload["skill_id"])
     conn.execute(
@@ -254,17 +260,17 @@ def _skill_retired(conn: sqlite3.Connection, event: Event) -> None:
         )
 
 
-@handles("skill.candidate_promoted")
+@handles(EventType.SKILL_CANDIDATE_PROMOTED)
 def _candidate_promoted(conn: sqlite3.Connection, event: Event) -> None:
     index_version(conn, int(event.payload["skill_id"]), candidates.promoted(conn, event))
 
 
-@handles("skill.candidate_set_aside")
+@handles(EventType.SKILL_CANDIDATE_SET_ASIDE)
 def _candidate_set_aside(conn: sqlite3.Connection, event: Event) -> None:
     candidates.set_aside(conn, event)
 
 
-@handles("skill.applied")
+@handles(EventType.SKILL_APPLIED)
 def _skill_applied(conn: sqlite3.Connection, event: Event) -> None:
     conn.execute(
         "UPDATE skills SET last_used_at=?, use_count=use_count+1 WHERE skill_id=?",
@@ -272,7 +278,7 @@ def _skill_applied(conn: sqlite3.Connection, event: Event) -> None:
     )
 
 
-@handles("relation.added")
+@handles(EventType.RELATION_ADDED)
 def _relation_added(conn: sqlite3.Connection, event: Event) -> None:
     p = event.payload
     # Adding it again with another pin re-pins it (`relate A requires B@2`, then `B@3`).
@@ -291,7 +297,7 @@ def _relation_added(conn: sqlite3.Connection, event: Event) -> None:
     )
 
 
-@handles("relation.removed")
+@handles(EventType.RELATION_REMOVED)
 def _relation_removed(conn: sqlite3.Connection, event: Event) -> None:
     p = event.payload
     conn.execute(

@@ -6,10 +6,11 @@ import json
 import sqlite3
 
 from store.models import Event
+from store.models.events import EventType
 from store.projections import handles
 
 
-@handles("relation.proposed")
+@handles(EventType.RELATION_PROPOSED)
 def _proposed(conn: sqlite3.Connection, event: Event) -> None:
     p = event.payload
     conn.execute(
@@ -29,10 +30,10 @@ def _proposed(conn: sqlite3.Connection, event: Event) -> None:
     )
 
 
-@handles("relation.proposal_accepted", "relation.proposal_rejected")
+@handles(EventType.RELATION_PROPOSAL_ACCEPTED, EventType.RELATION_PROPOSAL_REJECTED)
 def _decided(conn: sqlite3.Connection, event: Event) -> None:
     p = event.payload
-    status = "accepted" if event.type == "relation.proposal_accepted" else "rejected"
+    status = "accepted" if event.type == EventType.RELATION_PROPOSAL_ACCEPTED else "rejected"
     conn.execute(
         "UPDATE relation_proposals SET status=?, reason=?, decided_at=?, decided_by=?"
         " WHERE source_name=? AND target_name=?",

@@ -12,6 +12,7 @@ from store.db import Database
 from store.errors import LibrarianError
 from store.ingest.redact import redact
 from store.models import NODE_TYPES, SCOPES, AuditEntry, ContextMessage, Edge, Node, QueueCounts
+from store.models.events import EventType
 
 if TYPE_CHECKING:
     from store.library import Library
@@ -27,12 +28,12 @@ ORDERS = {
     "session": "session_id, line_start, node_id",
 }
 ACTIONS = {
-    "approve": "node.approved",
-    "reject": "node.rejected",
-    "edit": "node.edited",
-    "scope": "node.rescoped",
-    "reopen": "node.reopened",
-    "unsuppress": "node.unsuppressed",
+    "approve": EventType.NODE_APPROVED,
+    "reject": EventType.NODE_REJECTED,
+    "edit": EventType.NODE_EDITED,
+    "scope": EventType.NODE_RESCOPED,
+    "reopen": EventType.NODE_REOPENED,
+    "unsuppress": EventType.NODE_UNSUPPRESSED,
 }
 #: The `nodes` columns a `Node` is made of, in its field order.
 NODE_COLUMNS = (
@@ -330,7 +331,7 @@ def undo_last(library: Library) -> list[Node]:
             restore = json.loads(before)
             library.append_event(
                 conn,
-                "node.reopened",
+                EventType.NODE_REOPENED,
                 f"node:{node_id}",
                 _decision(
                     conn,

@@ -7,10 +7,11 @@ import sqlite3
 
 from store.governance_projections import wrote
 from store.models import Event
+from store.models.events import EventType
 from store.projections import handles
 
 
-@handles("runbook.started")
+@handles(EventType.RUNBOOK_STARTED)
 def _run_started(conn: sqlite3.Connection, event: Event) -> None:
     p = event.payload
     conn.execute(
@@ -29,7 +30,7 @@ def _run_started(conn: sqlite3.Connection, event: Event) -> None:
     )
 
 
-@handles("runbook.step")
+@handles(EventType.RUNBOOK_STEP)
 def _run_step(conn: sqlite3.Connection, event: Event) -> None:
     p = dict(event.payload)
     run_id, step = p.pop("run_id"), int(p.pop("step"))
@@ -56,7 +57,7 @@ def _run_step(conn: sqlite3.Connection, event: Event) -> None:
     )
 
 
-@handles("runbook.abandoned")
+@handles(EventType.RUNBOOK_ABANDONED)
 def _run_abandoned(conn: sqlite3.Connection, event: Event) -> None:
     conn.execute(
         "UPDATE runs SET status='abandoned', updated_at=? WHERE run_id=?",
@@ -64,7 +65,7 @@ def _run_abandoned(conn: sqlite3.Connection, event: Event) -> None:
     )
 
 
-@handles("incident.recorded")
+@handles(EventType.INCIDENT_RECORDED)
 def _incident(conn: sqlite3.Connection, event: Event) -> None:
     p = event.payload
     conn.execute(

@@ -16,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from store.models import Event, Incident, Lineage, Run, StatusChange
+from store.models.events import EventType
 from store.text import home_relative, neutralise, one_line
 
 #: Status → the colour it is drawn in (Rich colour names; the theme's are not reachable here).
@@ -46,9 +47,9 @@ def event_summary(event: Event, limit: int = 160) -> str:
     """What an event did, in one line (the payload's reason, detail, version, ...)."""
     p = event.payload
     kind = event.type
-    if kind in ("skill.installed", "skill.changed"):
+    if kind in (EventType.SKILL_INSTALLED, EventType.SKILL_CHANGED):
         text = f"v{p.get('version_no', '?')} {home_relative(str(p.get('fs_path', '')))}"
-    elif kind == "skill.outcome_recorded":
+    elif kind == EventType.SKILL_OUTCOME_RECORDED:
         result = "success" if p.get("success") else "failure"
         session = str(p.get("session_id", "") or "")
         text = f"{result} v{p.get('version_no', '?')}"
@@ -57,12 +58,12 @@ def event_summary(event: Event, limit: int = 160) -> str:
         text += f": {p.get('detail')}" if p.get("detail") else ""
     elif kind.startswith("relation."):
         text = f"{p.get('type', '?')} {p.get('target_name', '?')} ({p.get('origin', 'manual')})"
-    elif kind == "runbook.started":
+    elif kind == EventType.RUNBOOK_STARTED:
         text = f"run {p.get('run_id', '?')}: {p.get('reason', '')}"
-    elif kind == "runbook.step":
+    elif kind == EventType.RUNBOOK_STEP:
         text = f"run {p.get('run_id', '?')} step {p.get('step', '?')} {p.get('name', '')}"
         text += f": {p.get('summary')}" if p.get("summary") else ""
-    elif kind == "incident.recorded":
+    elif kind == EventType.INCIDENT_RECORDED:
         text = f"incident {p.get('incident_id', '?')}: {p.get('cause', '')}"
     else:
         text = str(p.get("reason") or p.get("detail") or "")

@@ -20,24 +20,21 @@ from app.cli.common import (
 )
 from store.errors import LibrarianError
 from store.ingest.cold import ColdTierUnavailable, client_from_config
-from store.models import Draft, GraduationCheck, MemoryHit, Node, Pattern, Retrieval
+from store.models import (
+    AGENT_LIFECYCLE_EVENTS,
+    Draft,
+    GraduationCheck,
+    MemoryHit,
+    Node,
+    Pattern,
+    Retrieval,
+)
 from store.patterns.literals import draft_diff
 from store.serving import masked
 from store.text import neutralise, one_line
 
 if TYPE_CHECKING:
     from store.library import Library
-
-#: The lifecycle events `skill-event` appends.
-SKILL_EVENTS = (
-    "proposed",
-    "validated",
-    "applied",
-    "outcome_recorded",
-    "revised",
-    "deprecated",
-    "contradicted",
-)
 
 
 def register(sub: Subcommands) -> None:
@@ -136,7 +133,7 @@ def register(sub: Subcommands) -> None:
         json_flag=True,
     )
     event.add_argument("skill")
-    event.add_argument("event", choices=list(SKILL_EVENTS))
+    event.add_argument("event", choices=list(AGENT_LIFECYCLE_EVENTS))
     event.add_argument("--detail", default="")
 
 

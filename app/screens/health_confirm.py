@@ -13,6 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
 from store.models import HealthChange
+from store.models.events import EventType
 from store.text import one_line
 
 
@@ -48,7 +49,7 @@ class ConfirmChanges(ModalScreen[bool]):
     def _list(self) -> Text:
         text = Text()
         for change in self._changes:
-            demote = change.event_type == "skill.deprecated"
+            demote = change.event_type == EventType.SKILL_DEPRECATED
             text.append("▼ " if demote else "▲ ", "bold red" if demote else "bold green")
             text.append(one_line(change.name, 60), "bold")
             text.append(f"  {change.status} → {change.target}\n")

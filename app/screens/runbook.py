@@ -30,6 +30,7 @@ from app.screens.review import TextPrompt
 from store.errors import LibrarianError
 from store.library import Library
 from store.models import Incident, Run, StepPlan
+from store.models.events import EventType
 from store.text import one_line
 from widgets.runbook_text import RUN_STYLE, run_header, step_detail, step_line
 
@@ -179,7 +180,7 @@ class RunbookScreen(LibrarianScreen):
             "r",
             "do_step",
             "Do step",
-            id="runbook.step",
+            id=EventType.RUNBOOK_STEP,
             tooltip="Show what the next step will do, then do it",
         ),
         Binding(

@@ -17,6 +17,7 @@ from store.forget.slots import PayloadPath, set_path
 from store.ingest.redact import redact
 from store.migrations import PROJECTION_TABLES
 from store.models import ForgetReport
+from store.models.events import EventType
 from store.projections import apply_event, store_blob
 from store.skills.surface import text_hash
 
@@ -69,7 +70,7 @@ def _erase(
     subject = {"node": "node:", "session": "session:"}.get(plan_.scope, "forget:text")
     event = library.append_event(
         conn,
-        "blob.erased",
+        EventType.BLOB_ERASED,
         subject + plan_.target,
         {
             "scope": plan_.scope,
@@ -89,7 +90,7 @@ def _erase(
     for node_id in plan_.nodes:
         library.append_event(
             conn,
-            "node.forgotten",
+            EventType.NODE_FORGOTTEN,
             f"node:{node_id}",
             {"node_id": node_id, "reason": reason, "batch": f"forget:{event.seq}"},
         )

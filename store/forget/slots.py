@@ -18,9 +18,16 @@ from store.content import (
     is_ref,
     text_of,
 )
+from store.models.events import EventType
 from store.projections import blob_text
 
-_DECISIONS = ("node.approved", "node.rejected", "node.edited", "node.rescoped", "node.reopened")
+_DECISIONS = (
+    EventType.NODE_APPROVED,
+    EventType.NODE_REJECTED,
+    EventType.NODE_EDITED,
+    EventType.NODE_RESCOPED,
+    EventType.NODE_REOPENED,
+)
 
 PayloadPath = tuple[str | int, ...]
 
@@ -94,7 +101,9 @@ class Inventory:
                 data = json.loads(payload)
                 for pid, slot in _pattern_slots(self.conn, seq, type_, data, drafts):
                     slots.setdefault(pid, []).append(slot)
-                for record in data.get("patterns", []) if type_ == "pattern.consolidated" else []:
+                for record in (
+                    data.get("patterns", []) if type_ == EventType.PATTERN_CONSOLIDATED else []
+                ):
                     pid = str(record["pattern_id"])
                     members.setdefault(pid, set()).update(str(m[0]) for m in record["members"])
             self._patterns = (slots, members)
@@ -108,7 +117,7 @@ class Inventory:
             " ('skill.outcome_recorded', 'retrieval.logged') ORDER BY seq"
         ):
             data = json.loads(payload)
-            if type_ == "retrieval.logged":
+            if type_ == EventType.RETRIEVAL_LOGGED:
                 if session is None:
                     found += _inline(f"retrieval:{seq}", "query", seq, data, ("query",))
             elif session is None or data.get("session_id") == session:
@@ -177,7 +186,7 @@ def _current_archive(conn: sqlite3.Connection, digest: str) -> str:
 
 def _node_slots(conn: sqlite3.Connection, seq: int, type_: str, data: dict[str, Any]) -> list[Slot]:
     out: list[Slot] = []
-    if type_ in ("node.extracted", "node.merged") and data.get("node"):
+    if type_ in (EventType.NODE_EXTRACTED, EventType.NODE_MERGED) and data.get("node"):
         node = data["node"]
         owner = f"node:{node['node_id']}"
         for key in ("summary", "evidence"):
@@ -195,7 +204,7 @@ def _node_slots(conn: sqlite3.Connection, seq: int, type_: str, data: dict[str, 
 def _pattern_slots(
     conn: sqlite3.Connection, seq: int, type_: str, data: dict[str, Any], drafts: dict[str, str]
 ) -> Iterator[tuple[str, Slot]]:
-    if type_ == "pattern.consolidated":
+    if type_ == EventType.PATTERN_CONSOLIDATED:
         for i, record in enumerate(data.get("patterns", [])):
             pid = str(record["pattern_id"])
             owner = f"pattern:{pid}"
@@ -208,7 +217,7 @@ def _pattern_slots(
                 path: PayloadPath = ("patterns", i, "steps", j, "text")
                 for s in _value_slot(conn, owner, "pattern", seq, path, step.get("text")):
                     yield pid, s
-    elif type_ == "pattern.drafted":
+    elif type_ == EventType.PATTERN_DRAFTED:
         pid, digest = str(data["pattern_id"]), str(data["content_hash"])
         drafts[str(data["draft_id"])] = pid
         if not is_erased(conn, digest):

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from store.ingest.redact import redact
 from store.models import ParsedSession, ToolResult, ToolUse, TranscriptMessage
+from store.models.events import EventType
 from store.text import one_line
 
 if TYPE_CHECKING:
@@ -263,7 +264,7 @@ def record(
             continue  # this call's outcome is already on record
         library.append_event(
             conn,
-            "skill.outcome_recorded",
+            EventType.SKILL_OUTCOME_RECORDED,
             f"skill:{name}",
             {
                 "skill_id": skill_id,

@@ -46,6 +46,7 @@ from store.models import (
     TranscriptMessage,
     UpgradeReport,
 )
+from store.models.events import EventType
 from store.projections import store_blob
 from store.skills import usage
 
@@ -295,7 +296,7 @@ def _record(library: Library, parsed: ParsedSession) -> _Outcome:
         digest, kept_erased = _store_archive(conn, sid, rows)
         library.append_event(
             conn,
-            "session.ingested",
+            EventType.SESSION_INGESTED,
             f"session:{sid}",
             _session_payload(library, parsed, digest, files),
         )
@@ -328,7 +329,7 @@ def append_nodes(
         if into:
             library.append_event(
                 conn,
-                "node.merged",
+                EventType.NODE_MERGED,
                 f"node:{into}",
                 {"into": into, "merged": candidate["node_id"], "node": _texts(conn, candidate)},
             )
@@ -336,14 +337,14 @@ def append_nodes(
             continue
         library.append_event(
             conn,
-            "node.extracted",
+            EventType.NODE_EXTRACTED,
             f"node:{candidate['node_id']}",
             {"node": _texts(conn, candidate)},
         )
         if replaces:
             library.append_event(
                 conn,
-                "node.merged",
+                EventType.NODE_MERGED,
                 f"node:{candidate['node_id']}",
                 {"into": candidate["node_id"], "merged": replaces},
             )

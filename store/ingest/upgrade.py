@@ -66,6 +66,7 @@ from store.models import (
     UpgradePlan,
     UpgradeReport,
 )
+from store.models.events import EventType
 
 if TYPE_CHECKING:
     from store.ingest.cold import LlmClient
@@ -347,7 +348,7 @@ def _record(
             if warm_id in still_open:  # a reviewer may have acted on it since we looked
                 library.append_event(
                     conn,
-                    "node.superseded",
+                    EventType.NODE_SUPERSEDED,
                     f"node:{warm_id}",
                     {"node_id": warm_id, "by": by, "reason": why},
                 )
@@ -355,7 +356,7 @@ def _record(
         added = sum(1 for _, into, _ in decisions if not into)
         library.append_event(
             conn,
-            "session.cold_extracted",
+            EventType.SESSION_COLD_EXTRACTED,
             f"session:{sid}",
             {
                 "session_id": sid,

@@ -12,6 +12,7 @@ from __future__ import annotations
 import sqlite3
 
 from store.models import Event
+from store.models.events import EventType
 
 
 def version_recorded(conn: sqlite3.Connection, event: Event) -> int:
@@ -20,7 +21,7 @@ def version_recorded(conn: sqlite3.Connection, event: Event) -> int:
     version the librarian serves now (whose surfaces are indexed)."""
     p = event.payload
     sid, version = int(p["skill_id"]), int(p["version_no"])
-    base = int(p.get("candidate", 0) or 0) if event.type == "skill.changed" else 0
+    base = int(p.get("candidate", 0) or 0) if event.type == EventType.SKILL_CHANGED else 0
     _close_open(conn, sid, event.ts, f"replaced by v{version}", "replaced")
     if base <= 0:
         conn.execute(

@@ -23,7 +23,7 @@ from typing import Any
 
 from store.config import Config
 from store.lifecycle.requirements import unproven_requirements
-from store.models.events import Event
+from store.models.events import Event, EventType
 from store.models.governance import CandidateVersion
 from store.ports import Append
 
@@ -201,13 +201,13 @@ def decision(candidate: CandidateVersion, s: dict[str, float]) -> tuple[str, str
     if not candidate.open:
         return "", ""
     if candidate.verdict == "DRIFTING":
-        return "skill.candidate_set_aside", (
+        return EventType.SKILL_CANDIDATE_SET_ASIDE, (
             f"drifting: {candidate.failures} of {candidate.runs} runs of"
             f" v{candidate.version_no} failed ({candidate.failures / candidate.runs:.0%}"
             f" > {s['fail']:.0%}); v{candidate.base_version} stays served"
         )
     if candidate.streak >= s["promote_after"] and not candidate.waiting:
-        return "skill.candidate_promoted", (
+        return EventType.SKILL_CANDIDATE_PROMOTED, (
             f"{candidate.streak} clean runs of v{candidate.version_no} in a row"
             f" ({candidate.runs} runs, {candidate.failures} failed)"
         )
@@ -247,6 +247,6 @@ def decide(
         "runs": candidate.runs,
         "failures": candidate.failures,
     }
-    if kind == "skill.candidate_set_aside":
+    if kind == EventType.SKILL_CANDIDATE_SET_ASIDE:
         payload["alert"] = "drifting"
     return append(conn, kind, f"skill:{candidate.name}", payload)

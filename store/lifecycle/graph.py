@@ -31,6 +31,7 @@ from store.models import (
     GraphProblems,
     Relation,
 )
+from store.models.events import EventType
 from store.models.governance import UnprovenRequirement
 
 if TYPE_CHECKING:
@@ -41,15 +42,15 @@ RELATED_TYPES = ("complements", "enables", "often_used_with")
 _QUOTED = re.compile(r"'(\w+)'")
 #: Events that change the graph (a skill's relations or status, a relation by hand).
 GRAPH_EVENTS = (
-    "relation.added",
-    "relation.removed",
-    "skill.installed",
-    "skill.changed",
-    "skill.uninstalled",
-    "skill.proposed",
-    "skill.promoted",
-    "skill.deprecated",
-    "skill.retired",
+    EventType.RELATION_ADDED,
+    EventType.RELATION_REMOVED,
+    EventType.SKILL_INSTALLED,
+    EventType.SKILL_CHANGED,
+    EventType.SKILL_UNINSTALLED,
+    EventType.SKILL_PROPOSED,
+    EventType.SKILL_PROMOTED,
+    EventType.SKILL_DEPRECATED,
+    EventType.SKILL_RETIRED,
 )
 
 
@@ -676,14 +677,14 @@ def relate(
         if remove:
             if not exists:
                 raise RelationError(f"no hand-made relation {src} {kind} {dst}")
-            library.append_event(conn, "relation.removed", f"skill:{src}", payload)
+            library.append_event(conn, EventType.RELATION_REMOVED, f"skill:{src}", payload)
             return f"removed: {src} {kind} {dst}"
         if exists and int(exists[0]) == pin:
             return f"already there: {shown}"
         _check_dependency(conn, (src, src_status), kind, (dst, dst_status, ids[target]), pin)
         if pin:
             payload["pin"] = pin
-        library.append_event(conn, "relation.added", f"skill:{src}", payload)
+        library.append_event(conn, EventType.RELATION_ADDED, f"skill:{src}", payload)
     return f"{'re-pinned' if exists else 'added'}: {shown}"
 
 

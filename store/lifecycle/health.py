@@ -30,6 +30,7 @@ from store.lifecycle.candidates import settings as candidate_settings
 from store.lifecycle.gcpause import paused_gc
 from store.lifecycle.requirements import all_unproven_of
 from store.models import HEALTH_VERDICTS, HealthChange, Outcome, SkillHealth, VersionHealth
+from store.models.events import EventType
 
 if TYPE_CHECKING:
     from store.library import Library
@@ -247,14 +248,18 @@ def plan(library: Library, found: list[SkillHealth] | None = None) -> list[Healt
                 f"drifting: {h.failures} of {h.runs} runs failed in the last"
                 f" {s['window_days']:g} days ({h.failure_rate:.0%} > {s['fail']:.0%})"
             )
-            changes.append(HealthChange(h.skill_id, h.name, "skill.deprecated", h.status, reason))
+            changes.append(
+                HealthChange(h.skill_id, h.name, EventType.SKILL_DEPRECATED, h.status, reason)
+            )
         elif (
             h.status == "proposed"
             and clean.get(h.skill_id, 0) >= s["promote_after"]
             and h.name not in unproven  # it would be a stable skill on a proposed one
         ):
             reason = f"{clean[h.skill_id]} successes of v{h.version_no} and no failure"
-            changes.append(HealthChange(h.skill_id, h.name, "skill.promoted", h.status, reason))
+            changes.append(
+                HealthChange(h.skill_id, h.name, EventType.SKILL_PROMOTED, h.status, reason)
+            )
     return changes + decided
 
 
@@ -267,7 +272,7 @@ def apply(library: Library) -> tuple[list[SkillHealth], list[str]]:
     for change in planned:
         if change.event_type.startswith("skill.candidate_"):
             continue
-        extra = {"alert": "drifting"} if change.event_type == "skill.deprecated" else {}
+        extra = {"alert": "drifting"} if change.event_type == EventType.SKILL_DEPRECATED else {}
         library.change_status(change.skill_id, change.event_type, change.reason, **extra)
         changes.append(change.describe())
     decided = {c.skill_id: c for c in planned if c.event_type.startswith("skill.candidate_")}

@@ -34,6 +34,7 @@ from store.models import (
     Run,
     StatusChange,
 )
+from store.models.events import EventType
 from store.models.governance import CandidateVersion
 from store.projections import blob_text
 from store.review import NODE_COLUMNS
@@ -54,16 +55,16 @@ USED_IN_LIMIT = 50
 MAX_CITED = 500
 #: Events that make up a skill's life: versions, status changes, uninstall.
 LIFE_EVENTS = (
-    "skill.installed",
-    "skill.changed",
-    "skill.uninstalled",
-    "skill.proposed",
-    "skill.promoted",
-    "skill.deprecated",
-    "skill.retired",
-    "skill.validated",
-    "skill.candidate_promoted",
-    "skill.candidate_set_aside",
+    EventType.SKILL_INSTALLED,
+    EventType.SKILL_CHANGED,
+    EventType.SKILL_UNINSTALLED,
+    EventType.SKILL_PROPOSED,
+    EventType.SKILL_PROMOTED,
+    EventType.SKILL_DEPRECATED,
+    EventType.SKILL_RETIRED,
+    EventType.SKILL_VALIDATED,
+    EventType.SKILL_CANDIDATE_PROMOTED,
+    EventType.SKILL_CANDIDATE_SET_ASIDE,
 )
 #: What the lineage says of a candidate version's fate.
 FATES = {
@@ -135,7 +136,11 @@ def default_skill(library: Library) -> str | None:
     """The skill the Lineage screen opens on: the most recently graduated one, else the most
     recently changed (or installed) one; None in an empty library."""
     with library.db.read() as conn:
-        for type_ in ("pattern.graduated", "skill.changed", "skill.installed"):
+        for type_ in (
+            EventType.PATTERN_GRADUATED,
+            EventType.SKILL_CHANGED,
+            EventType.SKILL_INSTALLED,
+        ):
             row = conn.execute(
                 "SELECT subject, payload FROM events WHERE type=? ORDER BY seq DESC LIMIT 1",
                 (type_,),
@@ -144,7 +149,7 @@ def default_skill(library: Library) -> str | None:
                 continue
             name = (
                 str(json.loads(row[1]).get("skill_name", ""))
-                if type_ == "pattern.graduated"
+                if type_ == EventType.PATTERN_GRADUATED
                 else str(row[0]).removeprefix("skill:")
             )
             if name and catalog.resolve(conn, name) is not None:
@@ -190,16 +195,16 @@ def _life(
             continue
         p = event.payload
         before = status
-        if event.type in ("skill.installed", "skill.changed"):
+        if event.type in (EventType.SKILL_INSTALLED, EventType.SKILL_CHANGED):
             version = _as_int(p.get("version_no")) or version
-            if event.type == "skill.installed":
+            if event.type == EventType.SKILL_INSTALLED:
                 status = str(p.get("status") or status or "stable")
             else:
                 status = status or "stable"
             reason = _version_reason(event, version)
         elif event.type.startswith("skill.candidate_"):
             reason = str(p.get("reason", ""))
-        elif event.type == "skill.uninstalled":
+        elif event.type == EventType.SKILL_UNINSTALLED:
             status = "uninstalled"
             reason = str(p.get("reason", ""))
         else:
@@ -227,7 +232,7 @@ def _life(
 
 def _version_reason(event: Event, version: int) -> str:
     path = str(event.payload.get("fs_path", ""))
-    if event.type == "skill.installed":
+    if event.type == EventType.SKILL_INSTALLED:
         return f"v{version} installed from {path}" if path else f"v{version} installed"
     base = _as_int(event.payload.get("candidate"))
     if base:

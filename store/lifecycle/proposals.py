@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from store.errors import LibrarianError
 from store.ingest.redact import redact
 from store.models import RelationProposal, SharedSession
+from store.models.events import EventType
 from store.text import one_line
 
 if TYPE_CHECKING:
@@ -130,7 +131,7 @@ def compute(library: Library, *, since: int | None = None) -> list[RelationPropo
             of_b = set(evidence.get(b, []))
             both = [s for s in evidence.get(a, []) if s in of_b][:MAX_SESSIONS]
             payload = {"source_name": a, "target_name": b, "shared": shared, "sessions": both}
-            library.append_event(conn, "relation.proposed", f"skill:{a}", payload)
+            library.append_event(conn, EventType.RELATION_PROPOSED, f"skill:{a}", payload)
             made.append(_pending_or_any(conn, a, b))
     return made
 
@@ -242,10 +243,10 @@ def accept(library: Library, a: str, b: str) -> RelationProposal:
                 )
         key = {"source_name": found.source_name, "target_name": found.target_name}
         subject = f"skill:{found.source_name}"
-        library.append_event(conn, "relation.proposal_accepted", subject, key)
+        library.append_event(conn, EventType.RELATION_PROPOSAL_ACCEPTED, subject, key)
         library.append_event(
             conn,
-            "relation.added",
+            EventType.RELATION_ADDED,
             subject,
             {
                 "source_id": int(row[0]),
@@ -265,7 +266,7 @@ def reject(library: Library, a: str, b: str, reason: str) -> RelationProposal:
         found = _pending(conn, a, b)
         library.append_event(
             conn,
-            "relation.proposal_rejected",
+            EventType.RELATION_PROPOSAL_REJECTED,
             f"skill:{found.source_name}",
             {
                 "source_name": found.source_name,

@@ -25,6 +25,7 @@ from store.ingest.redact import redact
 from store.lifecycle.regression_cases import LISTED, append_case, carrier, case_line, skill_cases
 from store.lifecycle.status import record
 from store.models import RUNBOOK_STEPS, Incident, Run, RunStep, StepPlan
+from store.models.events import EventType
 from store.patterns.regressions import REFERENCE
 from store.text import one_line
 
@@ -163,7 +164,7 @@ def start(library: Library, key: str | int, reason: str) -> Run:
         run_id = f"run-{digest}"
         library.append_event(
             conn,
-            "runbook.started",
+            EventType.RUNBOOK_STARTED,
             f"skill:{name}",
             {
                 "run_id": run_id,
@@ -197,7 +198,7 @@ def abandon(library: Library, run_id: str, reason: str) -> Run:
             raise RunbookError(f"run {run_id} is {run.status}")
         library.append_event(
             conn,
-            "runbook.abandoned",
+            EventType.RUNBOOK_ABANDONED,
             f"skill:{run.skill_name}",
             {"run_id": run_id, "reason": one_line(redact(reason), 500), "step": run.step},
         )
@@ -230,7 +231,7 @@ def execute(library: Library, run_id: str, step: int, **inputs: str) -> Run:
         summary, payload = _DOERS[name](library, conn, current, inputs, prepared)
         library.append_event(
             conn,
-            "runbook.step",
+            EventType.RUNBOOK_STEP,
             f"skill:{run.skill_name}",
             {"run_id": run_id, "step": step, "name": name, "summary": summary, **payload},
         )
@@ -280,7 +281,7 @@ def _do_quarantine(
         library,
         conn,
         (run.skill_id, run.skill_name, str(row["status"])),
-        "skill.retired",
+        EventType.SKILL_RETIRED,
         f"runbook {run.run_id}: {run.reason}",
         run_id=run.run_id,
     )
@@ -403,7 +404,7 @@ def _do_demote(
             library,
             conn,
             (sid, name, status),
-            "skill.deprecated",
+            EventType.SKILL_DEPRECATED,
             f"depends on {run.skill_name}, retired by runbook {run.run_id}",
             run_id=run.run_id,
         )
@@ -607,7 +608,7 @@ def _do_repair(
             sid = catalog.resolve(conn, successor)
             library.append_event(
                 conn,
-                "relation.added",
+                EventType.RELATION_ADDED,
                 f"skill:{successor}",
                 {
                     "source_id": sid,
@@ -701,7 +702,9 @@ def _do_repromote(
             reason = f"successor of {run.skill_name}: re-enters as proposed"
         else:
             reason = f"{run.skill_name} was replaced: re-enters as proposed"
-        record(library, conn, (sid, name, status), "skill.proposed", reason, run_id=run.run_id)
+        record(
+            library, conn, (sid, name, status), EventType.SKILL_PROPOSED, reason, run_id=run.run_id
+        )
         done.append(name)
     summary = f"re-proposed {len(done)}: {', '.join(done[:10])}" if done else note
     return one_line(summary, 400), {"proposed": done}
@@ -758,7 +761,7 @@ def _do_incident(
     incident_id = f"inc-{run.run_id.removeprefix('run-')}"
     library.append_event(
         conn,
-        "incident.recorded",
+        EventType.INCIDENT_RECORDED,
         f"skill:{run.skill_name}",
         {
             "incident_id": incident_id,

@@ -14,26 +14,27 @@ from typing import TYPE_CHECKING
 from store.errors import LibrarianError
 from store.ingest.redact import redact
 from store.lifecycle.requirements import unproven_requirements
+from store.models.events import EventType
 
 if TYPE_CHECKING:
     from store.library import Library
 
 #: Status event -> the status it leads to (None: a check mark that changes no status).
 TARGET: dict[str, str | None] = {
-    "skill.proposed": "proposed",
-    "skill.promoted": "stable",
-    "skill.deprecated": "deprecated",
-    "skill.retired": "retired",
-    "skill.validated": None,
+    EventType.SKILL_PROPOSED: "proposed",
+    EventType.SKILL_PROMOTED: "stable",
+    EventType.SKILL_DEPRECATED: "deprecated",
+    EventType.SKILL_RETIRED: "retired",
+    EventType.SKILL_VALIDATED: None,
 }
 
 #: Status event -> the statuses it may be applied to.
 ALLOWED_FROM: dict[str, frozenset[str]] = {
-    "skill.proposed": frozenset({"stable", "deprecated", "retired"}),
-    "skill.promoted": frozenset({"proposed", "deprecated"}),
-    "skill.deprecated": frozenset({"proposed", "stable"}),
-    "skill.retired": frozenset({"proposed", "stable", "deprecated"}),
-    "skill.validated": frozenset({"proposed", "stable", "deprecated"}),
+    EventType.SKILL_PROPOSED: frozenset({"stable", "deprecated", "retired"}),
+    EventType.SKILL_PROMOTED: frozenset({"proposed", "deprecated"}),
+    EventType.SKILL_DEPRECATED: frozenset({"proposed", "stable"}),
+    EventType.SKILL_RETIRED: frozenset({"proposed", "stable", "deprecated"}),
+    EventType.SKILL_VALIDATED: frozenset({"proposed", "stable", "deprecated"}),
 }
 
 _HINTS = {
@@ -74,7 +75,7 @@ def record(
     open write transaction: the event carries the reason and the status it came from."""
     sid, name, status = skill
     check(name, status, event_type)
-    if event_type == "skill.promoted":
+    if event_type == EventType.SKILL_PROMOTED:
         unproven = unproven_requirements(conn, sid)
         if unproven:
             first = unproven[0]

@@ -7,7 +7,7 @@ dependency graph, lineage), `forget` and `team` (the team hub). The names are re
 here for the modules that import `store.models`; new code imports the submodule.
 """
 
-from store.models.events import Event
+from store.models.events import AGENT_LIFECYCLE_EVENTS, Event, EventType
 from store.models.files import ParseFailure, SkippedFile
 from store.models.forget import (
     ErasureItem,
@@ -47,7 +47,6 @@ from store.models.lifecycle import (
     VersionHealth,
 )
 from store.models.patterns import (
-    AGENT_LIFECYCLE_EVENTS,
     PATTERN_KIND_LABELS,
     PATTERN_KINDS,
     PATTERN_STATUSES,
@@ -128,6 +127,7 @@ __all__ = [
     "Enrichment",
     "ErasureItem",
     "Event",
+    "EventType",
     "ExtractedEdge",
     "ExtractedNode",
     "ForgetPlan",

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from store.models.events import Event
+from store.models.events import Event, EventType
 from store.models.governance import CandidateVersion, Pin, UnprovenRequirement
 from store.models.patterns import Draft, Pattern
 from store.models.sessions import Node
@@ -253,17 +253,17 @@ class HealthChange:
     @property
     def target(self) -> str:
         return {
-            "skill.deprecated": "deprecated",
-            "skill.candidate_promoted": f"v{self.version_no} served",
-            "skill.candidate_set_aside": f"v{self.version_no} set aside",
+            EventType.SKILL_DEPRECATED.value: "deprecated",
+            EventType.SKILL_CANDIDATE_PROMOTED.value: f"v{self.version_no} served",
+            EventType.SKILL_CANDIDATE_SET_ASIDE.value: f"v{self.version_no} set aside",
         }.get(self.event_type, "stable")
 
     def describe(self) -> str:
         verb = {
-            "skill.deprecated": "deprecated",
-            "skill.promoted": "promoted to stable",
-            "skill.candidate_promoted": f"candidate v{self.version_no} takes over",
-            "skill.candidate_set_aside": f"candidate v{self.version_no} set aside",
+            EventType.SKILL_DEPRECATED.value: "deprecated",
+            EventType.SKILL_PROMOTED.value: "promoted to stable",
+            EventType.SKILL_CANDIDATE_PROMOTED.value: f"candidate v{self.version_no} takes over",
+            EventType.SKILL_CANDIDATE_SET_ASIDE.value: f"candidate v{self.version_no} set aside",
         }.get(self.event_type, self.event_type)
         return f"{self.name}: {verb} ({self.reason})"
 

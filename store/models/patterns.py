@@ -16,16 +16,6 @@ PATTERN_KIND_LABELS: dict[str, str] = {
     "insight": "Architectural insight",
 }
 PATTERN_STATUSES: tuple[str, ...] = ("active", "decayed", "graduated", "dissolved")
-#: Lifecycle events an agent may append through the MCP server (DESIGN §4 names).
-AGENT_LIFECYCLE_EVENTS: tuple[str, ...] = (
-    "proposed",
-    "validated",
-    "applied",
-    "outcome_recorded",
-    "revised",
-    "deprecated",
-    "contradicted",
-)
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ import numpy as np
 from store.content import pattern_refs
 from store.ingest.pipeline import node_text
 from store.models import ConsolidationReport
+from store.models.events import EventType
 from store.patterns import decay as decay_mod
 from store.patterns.classify import (
     NodeRow,
@@ -162,7 +163,7 @@ def consolidate(
         if records or dissolved:
             library.append_event(
                 conn,
-                "pattern.consolidated",
+                EventType.PATTERN_CONSOLIDATED,
                 "patterns",
                 {
                     "patterns": [pattern_refs(conn, r) for r in records],

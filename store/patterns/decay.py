@@ -18,6 +18,8 @@ from collections import defaultdict
 from datetime import date, datetime
 from typing import TYPE_CHECKING
 
+from store.models.events import EventType
+
 if TYPE_CHECKING:
     from store.library import Library
 
@@ -93,5 +95,5 @@ def apply_decay(library: Library) -> int:
                     {"pattern_id": pid, "confidence": value, "status": new_status, "weeks": count}
                 )
         if updates:
-            library.append_event(conn, "pattern.decayed", "patterns", {"updates": updates})
+            library.append_event(conn, EventType.PATTERN_DECAYED, "patterns", {"updates": updates})
     return len(updates)

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from store.errors import LibrarianError
 from store.ingest.redact import redact
 from store.models import Citation, Criterion, Draft, GraduationCheck, ParsedSkill, Pattern, Step
+from store.models.events import EventType
 from store.models.governance import RegressionCase, Replacement, RetrievalCount
 from store.patterns import skillmd
 from store.patterns.classify import short_paths, strip_label
@@ -406,7 +407,7 @@ def create_draft(library: Library, pattern_id: str) -> Draft:
         )
         library.append_event(
             conn,
-            "pattern.drafted",
+            EventType.PATTERN_DRAFTED,
             f"pattern:{pattern_id}",
             {
                 "draft_id": draft_id,
@@ -447,7 +448,7 @@ def keep_literal(library: Library, draft_id: str, literal: str, *, keep: bool = 
         check_written(text, draft.name, draft_id)
         library.append_event(
             conn,
-            "pattern.draft_revised",
+            EventType.PATTERN_DRAFT_REVISED,
             f"pattern:{draft.pattern_id}",
             {
                 "draft_id": draft_id,
@@ -519,7 +520,7 @@ def approve_draft(library: Library, draft_id: str, root: Path | None = None) -> 
             raise GraduationError(f"{target} was written but did not load as a skill")
         library.append_event(
             conn,
-            "pattern.graduated",
+            EventType.PATTERN_GRADUATED,
             f"pattern:{draft.pattern_id}",
             {
                 "draft_id": draft_id,
@@ -532,7 +533,7 @@ def approve_draft(library: Library, draft_id: str, root: Path | None = None) -> 
         )
         library.append_event(
             conn,
-            "skill.proposed",
+            EventType.SKILL_PROPOSED,
             f"skill:{draft.name}",
             {
                 "skill_id": int(row[0]),
@@ -561,7 +562,7 @@ def reject_draft(library: Library, draft_id: str, reason: str) -> Draft:
     with library.db.write() as conn:
         library.append_event(
             conn,
-            "pattern.draft_rejected",
+            EventType.PATTERN_DRAFT_REJECTED,
             f"pattern:{draft.pattern_id}",
             {
                 "draft_id": draft_id,

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from store.events import retrieval_payload
 from store.ingest.redact import redact
+from store.models.events import EventType
 
 if TYPE_CHECKING:
     from store.library import Library
@@ -130,13 +131,15 @@ class RetrievalLog:
         if repeats:
             payload = {"repeats": [list(r) for r in repeats]}
             with self.library.db.write() as conn:
-                self.library.append_event(conn, "retrieval.repeated", "retrieval:repeats", payload)
+                self.library.append_event(
+                    conn, EventType.RETRIEVAL_REPEATED, "retrieval:repeats", payload
+                )
         return sum(calls for _, calls, _ in repeats)
 
     def _append(self, payload: dict[str, Any]) -> int:
         with self.library.db.write() as conn:
             event = self.library.append_event(
-                conn, "retrieval.logged", f"retrieval:{payload['tool']}", payload
+                conn, EventType.RETRIEVAL_LOGGED, f"retrieval:{payload['tool']}", payload
             )
         return event.seq
 

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from store.ingest.redact import redact
+from store.models.events import EventType
 from store.text import one_line
 
 if TYPE_CHECKING:
@@ -419,7 +420,7 @@ def log_injection(
     payload = events.retrieval_payload(TOOL, query, context.hits, context.project, session_id)
     conn.execute("BEGIN IMMEDIATE")
     try:
-        event = events.append(conn, "retrieval.logged", f"retrieval:{TOOL}", payload, actor)
+        event = events.append(conn, EventType.RETRIEVAL_LOGGED, f"retrieval:{TOOL}", payload, actor)
     except BaseException:
         conn.execute("ROLLBACK")
         raise

@@ -35,6 +35,7 @@ from store import catalog
 from store.errors import LibrarianError
 from store.ingest.redact import redact
 from store.models import ParsedSkill
+from store.models.events import EventType
 from store.models.governance import Enrichment, ThinSkill
 from store.ports import Ledger
 from store.projections import blob_text, store_blob
@@ -426,7 +427,7 @@ def propose(ledger: Ledger, key: str | int, client: ToolCaller | None = None) ->
         )
         ledger.append_event(
             conn,
-            "skill.enrichment_proposed",
+            EventType.SKILL_ENRICHMENT_PROPOSED,
             f"skill:{name}",
             {
                 "proposal_id": proposal_id,
@@ -586,7 +587,7 @@ def write(ledger: Ledger, proposal_id: str) -> Path:
     with ledger.db.write() as conn:
         ledger.append_event(
             conn,
-            "skill.enrichment_approved",
+            EventType.SKILL_ENRICHMENT_APPROVED,
             f"skill:{found.skill_name}",
             {
                 "proposal_id": proposal_id,
@@ -618,7 +619,7 @@ def _decide(ledger: Ledger, found: Enrichment, status: str, reason: str) -> None
     with ledger.db.write() as conn:
         ledger.append_event(
             conn,
-            "skill.enrichment_rejected",
+            EventType.SKILL_ENRICHMENT_REJECTED,
             f"skill:{found.skill_name}",
             {
                 "proposal_id": found.proposal_id,

@@ -23,6 +23,7 @@ from store import events
 from store.chain_head import Head, HeadFile
 from store.identity import resolve_actor
 from store.ingest.redact import redact
+from store.models.events import EventType
 from store.patterns import session_start
 from store.query_terms import fts_query, query_terms, stem
 from store.skills.prompt_context import TOOL, Pick, Request, Settings, hook_output, render
@@ -140,7 +141,9 @@ def log_picks(root: Path, request: Request, picks: list[Pick]) -> None:
         actor = _actor(root)
         conn.execute("BEGIN IMMEDIATE")
         try:
-            event = events.append(conn, "retrieval.logged", f"retrieval:{TOOL}", payload, actor)
+            event = events.append(
+                conn, EventType.RETRIEVAL_LOGGED, f"retrieval:{TOOL}", payload, actor
+            )
         except BaseException:
             conn.execute("ROLLBACK")
             raise

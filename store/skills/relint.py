@@ -16,6 +16,7 @@ from typing import Any
 
 from store.db import Database
 from store.models import SkippedFile
+from store.models.events import EventType
 from store.skills.discovery import SCOPE_RANKS, Found, Root
 from store.skills.lint import LINT_VERSION
 from store.skills.reconcile import finding_dict, load, read_candidate
@@ -55,7 +56,7 @@ def relint(db: Database, append_event: AppendEvent) -> int:
                     "lint_version": LINT_VERSION,
                     "findings": findings,
                 }
-                append_event(conn, "skill.relinted", f"skill:{name}", payload)
+                append_event(conn, EventType.SKILL_RELINTED, f"skill:{name}", payload)
         done += len(found)
     return done
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from store.config import Config
+from store.models.events import EventType
 from store.ports import Append
 
 
@@ -94,7 +95,7 @@ def record(
             continue
         append(
             conn,
-            "skill.used",
+            EventType.SKILL_USED,
             f"skill:{known}",
             {
                 "skill_id": sid,

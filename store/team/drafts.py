@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from store.config import Config
+from store.models.events import EventType
 from store.projections import blob_text
 from store.team.local import TeamDeps
 from store.team.validate import skill_md_problem
@@ -64,7 +65,7 @@ def install(deps: TeamDeps, scan: Callable[[Path], object]) -> tuple[list[str], 
             if own:
                 deps.append_event(
                     conn,
-                    "pattern.graduated",
+                    EventType.PATTERN_GRADUATED,
                     f"pattern:{pattern_id}",
                     {
                         "draft_id": draft_id,
@@ -75,7 +76,7 @@ def install(deps: TeamDeps, scan: Callable[[Path], object]) -> tuple[list[str], 
                 )
             deps.append_event(
                 conn,
-                "skill.proposed",
+                EventType.SKILL_PROPOSED,
                 f"skill:{name}",
                 {
                     "skill_id": int(row[0]),

@@ -21,19 +21,20 @@ from store.content import text_of
 from store.db import Database
 from store.ingest.redact import redact
 from store.models import ERASED, Event
+from store.models.events import EventType
 from store.projections import blob_text
 
 #: Local event types that change what this library offers the team.
 PUSHED_TYPES = (
-    "node.approved",
-    "node.rejected",
-    "node.edited",
-    "node.rescoped",
-    "node.reopened",
-    "node.unsuppressed",
-    "node.forgotten",
-    "pattern.drafted",
-    "pattern.draft_rejected",
+    EventType.NODE_APPROVED,
+    EventType.NODE_REJECTED,
+    EventType.NODE_EDITED,
+    EventType.NODE_RESCOPED,
+    EventType.NODE_REOPENED,
+    EventType.NODE_UNSUPPRESSED,
+    EventType.NODE_FORGOTTEN,
+    EventType.PATTERN_DRAFTED,
+    EventType.PATTERN_DRAFT_REJECTED,
 )
 #: A node's evidence is sent up to this many characters (the hub takes 256 KB an item).
 MAX_EVIDENCE = 20_000
@@ -102,7 +103,7 @@ def join(deps: TeamDeps, library_id: str, hub: str) -> str:
             return found
         deps.append_event(
             conn,
-            "team.joined",
+            EventType.TEAM_JOINED,
             "team",
             {
                 "library_id": library_id,
@@ -190,7 +191,7 @@ def _op(
         return None  # a node pulled from the team is decided in the hub, not pushed back
     after = payload.get("after", {}) if isinstance(payload.get("after"), dict) else {}
     status = after.get("status")
-    if type_ == "node.approved" or status == "approved":
+    if type_ == EventType.NODE_APPROVED or status == "approved":
         if node_id not in nodes:
             nodes[node_id] = node_item(conn, node_id)
         item = nodes[node_id]
@@ -200,12 +201,16 @@ def _op(
         return {"op": "stage", "kind": "node", "item_id": node_id, "item": item}
     if node_id not in staged:
         return None
-    if type_ in ("node.rejected", "node.forgotten") or status in (
+    if type_ in (EventType.NODE_REJECTED, EventType.NODE_FORGOTTEN) or status in (
         "pending",
         "suppressed",
         "rejected",
     ):
-        reason = "forgotten" if type_ == "node.forgotten" else text_of(conn, payload.get("reason"))
+        reason = (
+            "forgotten"
+            if type_ == EventType.NODE_FORGOTTEN
+            else text_of(conn, payload.get("reason"))
+        )
         return {"op": "withdraw", "item_id": node_id, "reason": redact(reason)[:2000]}
     values: dict[str, Any] = {}
     if "summary" in after:
@@ -224,7 +229,7 @@ def _draft_op(
     conn: sqlite3.Connection, type_: str, payload: dict[str, Any], staged: set[str]
 ) -> dict[str, Any] | None:
     draft_id = str(payload.get("draft_id", ""))
-    if type_ == "pattern.drafted":
+    if type_ == EventType.PATTERN_DRAFTED:
         item = draft_item(conn, draft_id)
         if item is None:
             return None

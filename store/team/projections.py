@@ -23,6 +23,7 @@ from typing import Any
 
 from store.content import text_of
 from store.models import Event
+from store.models.events import EventType
 from store.projections import handles
 
 
@@ -33,13 +34,13 @@ def _set_state(conn: sqlite3.Connection, values: dict[str, Any]) -> None:
     )
 
 
-@handles("team.joined")
+@handles(EventType.TEAM_JOINED)
 def _joined(conn: sqlite3.Connection, event: Event) -> None:
     p = event.payload
     _set_state(conn, {"library_id": p["library_id"], "hub": p.get("hub", "")})
 
 
-@handles("team.pushed")
+@handles(EventType.TEAM_PUSHED)
 def _pushed(conn: sqlite3.Connection, event: Event) -> None:
     p = event.payload
     values: dict[str, Any] = {"push_seq": int(p["through"]), "pushed_at": event.ts}
@@ -64,12 +65,12 @@ def _pushed(conn: sqlite3.Connection, event: Event) -> None:
         )
 
 
-@handles("team.pulled")
+@handles(EventType.TEAM_PULLED)
 def _pulled(conn: sqlite3.Connection, event: Event) -> None:
     _set_state(conn, {"pull_cursor": int(event.payload["to"]), "pulled_at": event.ts})
 
 
-@handles("team.received")
+@handles(EventType.TEAM_RECEIVED)
 def _received(conn: sqlite3.Connection, event: Event) -> None:
     p = event.payload
     _team_item(conn, p, event.ts)

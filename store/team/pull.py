@@ -19,6 +19,7 @@ from typing import Any
 
 from store.content import store_text
 from store.ingest.redact import redact
+from store.models.events import EventType
 from store.projections import store_blob
 from store.team import hub as hub_api
 from store.team.connection import configured_hub, connect, describe, hub_errors
@@ -154,7 +155,7 @@ def _store_page(
                 continue  # this library has it already (a full pull)
             payload = _payload(conn, row, report.library_id, unpushed, root)
             subject = ("node:" if row["item_kind"] == "node" else "draft:") + row["item_id"]
-            deps.append_event(conn, "team.received", subject, payload)
+            deps.append_event(conn, EventType.TEAM_RECEIVED, subject, payload)
             seen[row["item_id"]] = int(row["id"])
             stored += 1
             report.conflicts += 0 if row["applied"] else 1
@@ -166,7 +167,7 @@ def _store_page(
         if last > cursor:
             deps.append_event(
                 conn,
-                "team.pulled",
+                EventType.TEAM_PULLED,
                 "team",
                 {
                     "from": cursor,

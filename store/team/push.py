@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from store.chain_head import hash_at, tip
+from store.models.events import EventType
 from store.team import hub as hub_api
 from store.team.connection import configured_hub, connect, describe, hub_errors
 from store.team.errors import TeamError
@@ -136,7 +137,7 @@ def _send(
         with deps.db.write() as conn:
             deps.append_event(
                 conn,
-                "team.pushed",
+                EventType.TEAM_PUSHED,
                 "team",
                 {
                     "library_id": library_id,

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from store.models.events import EventType
 from store.process import own_librarian
 from tooling.bench.children import LOG_CALLS, server_log
 from tooling.bench.common import (
@@ -108,7 +109,7 @@ def _write_sessions(library: Any, sessions: list[dict[str, Any]]) -> None:
             sid = session["session_id"]
             library.append_event(
                 conn,
-                "session.ingested",
+                EventType.SESSION_INGESTED,
                 f"session:{sid}",
                 {
                     "session_id": sid,
@@ -129,7 +130,7 @@ def _write_sessions(library: Any, sessions: list[dict[str, Any]]) -> None:
             )
             for node in session["nodes"]:
                 library.append_event(
-                    conn, "node.extracted", f"node:{node['node_id']}", {"node": node}
+                    conn, EventType.NODE_EXTRACTED, f"node:{node['node_id']}", {"node": node}
                 )
 
 

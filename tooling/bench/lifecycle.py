@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from store.models import ParsedSkill
+from store.models.events import EventType
 from store.skills.parser import RELATION_KEYS, split_relation_targets
 from tooling.synthetic.data import AREAS, synthetic_skill
 
@@ -392,7 +393,7 @@ def _relations(lib: Library, catalog: Plan) -> None:
                     "target_name": catalog.names[target],
                     "origin": "manual",
                 }
-                lib.append_event(conn, "relation.added", f"skill:{name}", payload)
+                lib.append_event(conn, EventType.RELATION_ADDED, f"skill:{name}", payload)
 
 
 def _sessions(lib: Library, catalog: Plan, spec: Spec, rng: random.Random, now: datetime) -> None:
@@ -409,7 +410,7 @@ def _sessions(lib: Library, catalog: Plan, spec: Spec, rng: random.Random, now: 
             sid = f"bench-life-{n:06d}"
             lib.append_event(
                 conn,
-                "session.ingested",
+                EventType.SESSION_INGESTED,
                 f"session:{sid}",
                 {
                     "session_id": sid,
@@ -498,7 +499,7 @@ def _append_outcomes(
                 detail = "exit 1: the check failed" if failed else ""
                 lib.append_event(
                     conn,
-                    "skill.outcome_recorded",
+                    EventType.SKILL_OUTCOME_RECORDED,
                     f"skill:{name}",
                     {
                         "skill_id": ids[name],

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from store.hooks import has_queue, worker_running
+from store.models.events import EventType
 from store.process import own_librarian
 from tooling.bench.common import (
     big_library,
@@ -275,7 +276,7 @@ def _review_session(
     conn.execute("INSERT OR IGNORE INTO blobs(hash, text) VALUES (?,?)", (digest, messages))
     lib.append_event(
         conn,
-        "session.ingested",
+        EventType.SESSION_INGESTED,
         f"session:{session}",
         {
             "session_id": session,
@@ -315,7 +316,7 @@ def _review_session(
             "informativeness": round((i * 37 % 100) / 100, 2),
             "suppressed": "narration of intent, not a finding" if i >= pending else "",
         }
-        lib.append_event(conn, "node.extracted", f"node:{node['node_id']}", {"node": node})
+        lib.append_event(conn, EventType.NODE_EXTRACTED, f"node:{node['node_id']}", {"node": node})
 
 
 def _bench_review(work: Path, count: int) -> dict[str, Any]:

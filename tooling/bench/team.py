@@ -22,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from store.models.events import EventType
 from tooling.bench.common import own_peak_rss_mb, run_child
 
 #: Bump when the cached hub's content changes.
@@ -264,14 +265,14 @@ def _approved_library(path: Path, count: int) -> Path:
                     if i % 5 == 0:
                         library.append_event(
                             conn,
-                            "session.ingested",
+                            EventType.SESSION_INGESTED,
                             f"session:{session}",
                             _session(session, store_blob(conn, "[]")),
                         )
                     node = {**_item(0, i, "TEAM" if i % 3 == 0 else "PROJECT")}
                     node.update(node_id=f"n_push{i:07d}", strategy="bench", session_id=session)
                     library.append_event(
-                        conn, "node.extracted", f"node:{node['node_id']}", {"node": node}
+                        conn, EventType.NODE_EXTRACTED, f"node:{node['node_id']}", {"node": node}
                     )
                     ids.append(node["node_id"])
             library.review("approve", ids)

@@ -10,6 +10,7 @@ from pathlib import Path
 from store.events import now_iso
 from store.library import Clock, Library
 from store.models import ScanReport
+from store.models.events import EventType
 from store.patterns.session_start import session_context
 
 DEMO_SKILLS = Path(__file__).parent / "skills"
@@ -127,7 +128,7 @@ def _tell_a_story(library: Library, skills_dir: Path) -> None:
         edited.write_text(edited.read_text(encoding="utf-8") + EDIT, encoding="utf-8")
         library.scan()
     library.change_status(
-        "k8s-rollback-v1", "skill.deprecated", "superseded by kubernetes-rollback"
+        "k8s-rollback-v1", EventType.SKILL_DEPRECATED, "superseded by kubernetes-rollback"
     )
 
 
