@@ -1,17 +1,19 @@
-"""Store fixtures: real libraries in tmp dirs sharing one real embedding model."""
+"""Store fixtures: real libraries in tmp dirs, embedding with the hash stand-in unless a
+test is marked `model` (then with the one real model every test shares)."""
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-from store.embed import FastEmbedder, Matrix, normalise
+from store.embed import FastEmbedder
 from store.events import stepping_clock
 from store.library import Library
+from tests.conftest import HashEmbedder, embedder_for
+
+__all__ = ["HashEmbedder"]  # imported from here by older tests
 
 
 @pytest.fixture(scope="session")
@@ -21,9 +23,13 @@ def embedder(_embedder: FastEmbedder) -> FastEmbedder:
 
 
 @pytest.fixture
-def make_library(tmp_path: Path, embedder: FastEmbedder) -> Iterator[Callable[..., Library]]:
-    """Open libraries under tmp_path (closed after the test)."""
+def make_library(
+    tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[Callable[..., Library]]:
+    """Open libraries under tmp_path (closed after the test), embedding with the hash
+    stand-in (`embedder_for`): tests marked `model` get the real model."""
     opened: list[Library] = []
+    embedder = embedder_for(request)
 
     def factory(name: str = "lib") -> Library:
         library = Library(tmp_path / name, embedder=embedder, clock=stepping_clock())
@@ -84,28 +90,3 @@ def chmod_binds(folder: Path) -> bool:
     finally:
         probe.unlink()
     return False
-
-
-class HashEmbedder:
-    """A deterministic stand-in for the model (vectors from each text's SHA-256), for tests
-    that need embeddings without loading it: in a child process, or many times over. Set the
-    library's `embedding.model` to `model_name` so that the CLI looks for its vectors."""
-
-    model_name = "test/hash-embedder"
-    dim = 32
-
-    def __init__(self) -> None:
-        self.calls = 0
-
-    def load(self) -> None:
-        pass
-
-    def embed(self, texts: Sequence[str]) -> Matrix:
-        self.calls += 1
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        rows = [
-            np.frombuffer(hashlib.sha256(t.encode()).digest(), dtype=np.uint8)[: self.dim]
-            for t in texts
-        ]
-        return normalise(np.vstack(rows).astype(np.float32) - 127.5)

@@ -103,6 +103,7 @@ def failing(library: Library) -> dict[str, list[str]]:
     return {c.name: c.problems for c in verify(library).checks if not c.ok}
 
 
+@pytest.mark.model  # ranks, clusters or dedupes by meaning: the real model
 def test_forgotten_text_is_gone_everywhere_and_the_library_still_verifies(
     make_library, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -210,6 +211,7 @@ def test_reingesting_keeps_forgotten_content_forgotten(make_library, tmp_path: P
     assert failing(library) == {}
 
 
+@pytest.mark.model  # ranks, clusters or dedupes by meaning: the real model
 def test_forgetting_a_node_takes_its_texts_patterns_and_duplicates(
     make_library, tmp_path: Path
 ) -> None:

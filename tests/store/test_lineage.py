@@ -173,6 +173,7 @@ def test_an_uninstalled_skill_keeps_its_lineage(lib: Library, root: Path) -> Non
 # -- provenance -----------------------------------------------------------------------------
 
 
+@pytest.mark.model  # ranks, clusters or dedupes by meaning: the real model
 def test_a_graduated_skill_leads_back_to_its_pattern_nodes_and_sessions(
     lib: Library, tmp_path: Path
 ) -> None:

@@ -139,6 +139,7 @@ def lib(make_library: Callable[..., Library]) -> Library:
 # -- consolidation ------------------------------------------------------------------------
 
 
+@pytest.mark.model  # ranks, clusters or dedupes by meaning: the real model
 def test_consolidate_groups_recurring_reasoning_into_classified_patterns(lib: Library) -> None:
     pool_library(lib)
     report = lib.consolidate()
@@ -163,6 +164,7 @@ def test_consolidate_groups_recurring_reasoning_into_classified_patterns(lib: Li
     assert verify(lib).ok
 
 
+@pytest.mark.model  # ranks, clusters or dedupes by meaning: the real model
 def test_consolidate_is_idempotent_and_incremental(lib: Library) -> None:
     pool_library(lib)
     first = lib.consolidate()
@@ -276,6 +278,7 @@ def test_strip_label() -> None:
 # -- retrieval logging, profile -------------------------------------------------------------
 
 
+@pytest.mark.model  # ranks, clusters or dedupes by meaning: the real model
 def test_every_retrieval_is_logged_and_bumps_counts(lib: Library) -> None:
     pool_library(lib)
     lib.consolidate()
@@ -327,6 +330,7 @@ def pitfall_of(lib: Library) -> Pattern:
     return next(p for p in lib.patterns() if p.kind == "pitfall")
 
 
+@pytest.mark.model  # ranks, clusters or dedupes by meaning: the real model
 def test_one_session_confirming_many_times_counts_once(lib: Library) -> None:
     add_session(lib, "s1", "/w/api", "2026-10-10T09:00:00+00:00")
     for i in range(5):
@@ -342,6 +346,7 @@ def test_one_session_confirming_many_times_counts_once(lib: Library) -> None:
     assert not check.eligible
 
 
+@pytest.mark.model  # ranks, clusters or dedupes by meaning: the real model
 def test_graduation_needs_all_criteria_then_drafts_a_cited_skill(
     lib: Library, tmp_path: Path
 ) -> None:
@@ -406,6 +411,7 @@ def test_graduation_needs_all_criteria_then_drafts_a_cited_skill(
     assert verify(lib).ok
 
 
+@pytest.mark.model  # ranks, clusters or dedupes by meaning: the real model
 def test_rejecting_a_draft_keeps_the_reason(lib: Library) -> None:
     pool_library(lib)
     lib.consolidate()
@@ -513,6 +519,7 @@ def llm_client(answer: dict[str, Any]) -> Any:
     )
 
 
+@pytest.mark.model  # ranks, clusters or dedupes by meaning: the real model
 def test_a_pattern_below_the_bar_is_shown_but_never_served(lib: Library) -> None:
     """An LLM reading whose resolution is the failure again: every pattern is recorded with
     its flaw, and nothing serves it: pitfalls, diagnose, search, the profile, the SessionStart
@@ -561,6 +568,7 @@ def test_a_pattern_below_the_bar_is_shown_but_never_served(lib: Library) -> None
     assert verify(lib).ok  # the flaw replays from the event log
 
 
+@pytest.mark.model  # ranks, clusters or dedupes by meaning: the real model
 def test_the_rules_record_why_a_pattern_is_not_served(lib: Library) -> None:
     """Narration approved by a reviewer consolidates into an insight that is kept, with its
     flaw, out of the profile and search; the pitfall beside it is served."""
@@ -621,6 +629,7 @@ def test_session_weeks_count_only_weeks_with_sessions() -> None:
     assert week_index("2026-10-05") == week_index("2026-10-11T23:00:00")
 
 
+@pytest.mark.model  # ranks, clusters or dedupes by meaning: the real model
 def test_decay_drops_unretrieved_patterns_and_flags_graduated_skills(
     lib: Library, tmp_path: Path
 ) -> None:
@@ -671,6 +680,7 @@ def llm_reply(tool_input: dict[str, Any]) -> Any:
     return httpx2.Response(200, json=body)
 
 
+@pytest.mark.model  # ranks, clusters or dedupes by meaning: the real model
 def test_llm_classifier_samples_top_members_and_keeps_cited_steps(lib: Library) -> None:
     import json as _json
 
@@ -720,6 +730,7 @@ def test_llm_classifier_samples_top_members_and_keeps_cited_steps(lib: Library) 
     assert "evidence" in sent["messages"][0]["content"]
 
 
+@pytest.mark.model  # ranks, clusters or dedupes by meaning: the real model
 def test_llm_failure_falls_back_to_rules(lib: Library) -> None:
     import httpx2
 

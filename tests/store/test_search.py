@@ -44,6 +44,7 @@ def test_query_terms_drop_stopwords_and_repeats() -> None:
         ("draft the announcement of what changed in version 2.3 for customers", "release-notes"),
     ],
 )
+@pytest.mark.model  # ranks, clusters or dedupes by meaning: the real model
 def test_suggest_ranks_the_right_skill_first(library: Library, context: str, expected: str) -> None:
     assert library.suggest(context)[0].name == expected
 
@@ -113,6 +114,7 @@ def test_batch_answers_each_context_in_order(library: Library) -> None:
     assert results[2][0].name == "sentry-triage"
 
 
+@pytest.mark.model  # ranks, clusters or dedupes by meaning: the real model
 def test_lexical_only_when_nothing_is_indexed(make_library, tmp_path: Path) -> None:
     root = tmp_path / "skills"
     write_skill(root, "sentry-triage", SKILLS["sentry-triage"])

@@ -89,6 +89,7 @@ def leaky(make_library: Callable[..., Library], tmp_path: Path) -> Library:
     return leaky_library(make_library(), tmp_path)
 
 
+@pytest.mark.model  # ranks, clusters or dedupes by meaning: the real model
 def test_the_library_holds_the_tokens_and_the_lint_flags_the_skills(leaky: Library) -> None:
     # The premise: the secrets are really in there (a skill file is its author's).
     pitfall = next(p for p in leaky.patterns() if p.kind == "pitfall")
@@ -97,6 +98,7 @@ def test_the_library_holds_the_tokens_and_the_lint_flags_the_skills(leaky: Libra
     assert any(f.rule == "secret" and f.severity == "high" for f in findings)
 
 
+@pytest.mark.model  # ranks, clusters or dedupes by meaning: the real model
 def test_session_start_context_masks_skills_and_pitfalls(leaky: Library) -> None:
     with leaky.db.read() as conn:
         context = ss.build_context(conn, PROJECT, ss.Settings())
@@ -106,12 +108,14 @@ def test_session_start_context_masks_skills_and_pitfalls(leaky: Library) -> None
     assert ss.hook_output(context.text).count("REDACTED") == context.text.count("REDACTED")
 
 
+@pytest.mark.model  # ranks, clusters or dedupes by meaning: the real model
 def test_profile_masks_every_line(leaky: Library) -> None:
     text = leaky.profile(PROJECT)
     assert "Pitfalls, most severe first" in text
     assert_masked(text)
 
 
+@pytest.mark.model  # ranks, clusters or dedupes by meaning: the real model
 def test_memory_hit_details_are_masked_before_they_are_cut(leaky: Library) -> None:
     hits = leaky.pitfalls(project=PROJECT)
     assert hits

@@ -143,6 +143,7 @@ def drop_last_events(db: Path, count: int) -> None:
     conn.close()
 
 
+@pytest.mark.model  # the index is checked against the configured model's vectors
 def test_a_deleted_database_fails_next_to_its_head_and_index(make_library, tmp_path: Path) -> None:
     library = scanned(make_library, tmp_path)
     library.close()

@@ -96,6 +96,7 @@ def test_transient_literals_are_found_and_ordinary_words_are_not(
     ) or sorted(found) == sorted((r.kind, r.literal) for r in finder.replacements())
 
 
+@pytest.mark.model  # ranks, clusters or dedupes by meaning: the real model
 def test_a_draft_names_its_literals_and_the_diff_shows_each(lib: Library) -> None:
     draft = lib.get_draft(drafted(lib))
     found = {(r.parameter, r.literal) for r in draft.parameters}
@@ -115,6 +116,7 @@ def test_a_draft_names_its_literals_and_the_diff_shows_each(lib: Library) -> Non
     assert verify(lib).ok
 
 
+@pytest.mark.model  # ranks, clusters or dedupes by meaning: the real model
 def test_the_reviewer_keeps_a_literal_on_purpose(lib: Library) -> None:
     draft_id = drafted(lib)
     kept = lib.keep_literal(draft_id, "{host}")
@@ -128,6 +130,7 @@ def test_the_reviewer_keeps_a_literal_on_purpose(lib: Library) -> None:
     assert verify(lib).ok
 
 
+@pytest.mark.model  # ranks, clusters or dedupes by meaning: the real model
 def test_regression_cases_are_shown_and_written_as_a_checklist(
     lib: Library, tmp_path: Path
 ) -> None:
