@@ -25,11 +25,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from store.ingest.redact import redact
+from store.patterns.retrieval_log import RetrievalLog
 from store.text import one_line
 
 if TYPE_CHECKING:
     from store.config import Config
-    from store.library import Library
+    from store.kernel import Kernel
 
 TOOL = "session-start"
 HOOK_EVENT = "SessionStart"
@@ -350,13 +351,13 @@ def build_context(conn: sqlite3.Connection, cwd: str, settings: Settings) -> Con
 
 
 def session_context(
-    library: Library, cwd: str, session_id: str = "", *, log: bool = True
+    library: Kernel, cwd: str, session_id: str = "", *, log: bool = True
 ) -> Context:
     """`build_context` for an open library; the injection is logged as a retrieval."""
     with library.db.read() as conn:
         context = build_context(conn, cwd, Settings.from_config(library.config))
     if log and context.hits:
-        library.log_retrieval(
+        library.service(RetrievalLog).record(
             TOOL, cwd, context.hits, project=context.project, session_id=session_id
         )
     return context
