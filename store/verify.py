@@ -16,7 +16,7 @@ from store.chain_head import Head
 from store.content import BLOB_COLUMNS, erase_records, missing_references
 from store.events import check_chain, iter_events
 from store.migrations import PROJECTION_TABLES, migrate
-from store.projections import apply_event
+from store.projectors import apply_event
 
 if TYPE_CHECKING:
     from store.kernel import Kernel

@@ -17,7 +17,8 @@ from store.forget.slots import PayloadPath, set_path
 from store.ingest.redact import redact
 from store.migrations import PROJECTION_TABLES
 from store.models import ForgetReport
-from store.projections import apply_event, store_blob
+from store.projections import store_blob
+from store.projectors import apply_event
 from store.skills.surface import text_hash
 
 if TYPE_CHECKING:
