@@ -24,12 +24,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from store import events
+from store.chain_head import Head, HeadFile
+from store.config import Config
+from store.identity import resolve_actor
 from store.ingest.redact import redact
 from store.patterns.retrieval_log import RetrievalLog
 from store.text import one_line
 
 if TYPE_CHECKING:
-    from store.config import Config
     from store.kernel import Kernel
 
 TOOL = "session-start"
@@ -414,9 +417,6 @@ def log_injection(
     """Append the `retrieval.logged` event for an injection (as `Library.log_retrieval`);
     returns its seq, and moves the chain head file `head` forward. Raises
     `sqlite3.OperationalError` when the library stays busy."""
-    from store import events
-    from store.chain_head import Head, HeadFile
-
     payload = events.retrieval_payload(TOOL, query, context.hits, context.project, session_id)
     conn.execute("BEGIN IMMEDIATE")
     try:
@@ -439,9 +439,6 @@ def run_hook(root: Path, raw: str) -> str:
         db = root / "library.db"
         if request is None or not db.is_file():
             return ""
-        from store.config import Config
-        from store.identity import resolve_actor
-
         config = Config(root / "config.toml")
         conn = connect(db)
         try:
