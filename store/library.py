@@ -16,10 +16,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from store import catalog, events, forget, review, search, sessions
+from store import catalog, events, forget, search
 from store.config import Config
 from store.db import Database
 from store.embed import Embedder, Matrix
+from store.forget import erasing
 from store.ingest import pipeline, upgrade, worker
 from store.ingest.cold import LlmClient
 from store.ingest.pipeline import IngestReport
@@ -46,6 +47,8 @@ from store.models import (
 from store.models.listing import ListingReport
 from store.models.overlap import OverlapPair
 from store.paths import LibraryPaths
+from store.sessions import queries as sessions
+from store.sessions import review
 from store.skills import detail, overlap, scan
 from store.skills.discovery import Root
 from store.skills.listing import budget
@@ -392,7 +395,7 @@ class Library(LifecycleMethods, PatternMethods):
     ) -> ForgetReport:
         """Erase a node, a session or a text for good (an audited `blob.erased` event), then
         scrub the database file."""
-        return forget.forget(
+        return erasing.forget(
             self.kernel,
             scope,
             target,
@@ -404,7 +407,7 @@ class Library(LifecycleMethods, PatternMethods):
 
     def scrub(self) -> tuple[bool, tuple[str, ...]]:
         """Checkpoint and truncate the WAL and vacuum: no erased bytes left in the files."""
-        return forget.scrub(self.kernel)
+        return erasing.scrub(self.kernel)
 
     def projects(self) -> list[str]:
         """Projects that have sessions, alphabetically."""

@@ -24,7 +24,7 @@ from store.models.governance import Enrichment, ThinSkill
 from store.patterns import consolidate, decay, graduate, memory, session_start
 from store.patterns.memory import Memory
 from store.patterns.retrieval_log import RetrievalLog
-from store.review import get_node
+from store.sessions.review import get_node
 from store.skills import enrich, scan
 
 

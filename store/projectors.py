@@ -7,11 +7,12 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Mapping
 
-from store import dag_projections, erasure_projections
+from store.forget import projections as forget_projections
 from store.lifecycle import proposal_projections, runbook_projections
 from store.models import Event
 from store.patterns import projections as pattern_projections
 from store.projections import Handler, Registry
+from store.sessions import projections as session_projections
 from store.skills import governance_projections
 from store.skills import projections as skill_projections
 from store.team import projections as team_projections
@@ -20,11 +21,11 @@ REGISTRY = Registry(
     [
         skill_projections.projection,
         governance_projections.projection,
-        dag_projections.projection,
+        session_projections.projection,
         pattern_projections.projection,
         proposal_projections.projection,
         runbook_projections.projection,
-        erasure_projections.projection,
+        forget_projections.projection,
         team_projections.projection,
     ]
 )

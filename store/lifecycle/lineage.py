@@ -39,7 +39,7 @@ from store.models.governance import CandidateVersion
 from store.patterns.graduate import get_draft
 from store.patterns.memory import get_pattern
 from store.projections import blob_text
-from store.review import NODE_COLUMNS
+from store.sessions.review import NODE_COLUMNS
 from store.text import one_line
 
 if TYPE_CHECKING:
