@@ -18,48 +18,6 @@ from tests.layout import PACKAGES, cycles, edges, line_counts
 #: Import cycles that exist today, each the set of modules that import one another. A cycle
 #: found must lie within one of these; the goal is an empty list.
 KNOWN_CYCLES: tuple[frozenset[str], ...] = (
-    # Library is the service locator that the domain modules receive and call back into;
-    # it imports them (mostly inside functions), they import it (issue 12 item 1: a kernel).
-    frozenset(
-        {
-            "store.forget",
-            "store.forget.erasing",
-            "store.ingest.outcomes",
-            "store.ingest.pipeline",
-            "store.ingest.upgrade",
-            "store.ingest.worker",
-            "store.library",
-            "store.lifecycle.graph",
-            "store.lifecycle.health",
-            "store.lifecycle.lineage",
-            "store.lifecycle.proposals",
-            "store.lifecycle.runbook",
-            "store.lifecycle.status",
-            "store.patterns.consolidate",
-            "store.patterns.decay",
-            "store.patterns.graduate",
-            "store.patterns.memory",
-            "store.patterns.retrieval_log",
-            "store.patterns.session_start",
-            "store.review",
-            "store.search",
-            "store.skills.overlap",
-        }
-    ),
-    # `projections.py` registers the per-domain projections with imports at its bottom;
-    # they import it back (issue 12 item 2: projections that register per domain).
-    frozenset(
-        {
-            "store.dag_projections",
-            "store.erasure_projections",
-            "store.governance_projections",
-            "store.pattern_projections",
-            "store.projections",
-            "store.proposal_projections",
-            "store.runbook_projections",
-            "store.team.projections",
-        }
-    ),
     # Screens call the concrete app (`cast("LibrarianApp", self.app)`) and the app imports
     # the screens (issue 12 item 5: screens navigate by messages).
     frozenset({"app.commands", "app.librarian_app", "app.screens.graph", "app.screens.lineage"}),
@@ -67,7 +25,6 @@ KNOWN_CYCLES: tuple[frozenset[str], ...] = (
     frozenset({"store.skills.prompt_context", "store.skills.prompt_lexical"}),
 )
 
-_LIBRARY_CYCLE = "dodges the store.library cycle (see KNOWN_CYCLES)"
 _HOOK_PATH = "keeps `librarian hook` and the CLI's start-up light (numpy, hnswlib, Textual)"
 _BENCH_CHILD = "a bench child loads only what its measurement needs (its peak RSS is measured)"
 
@@ -133,60 +90,13 @@ IN_FUNCTION_IMPORTS: dict[str, tuple[str, frozenset[str]]] = {
     ),
     "app.hook_main": (_HOOK_PATH, frozenset({"store.library", "store.skills.prompt_context"})),
     "app.librarian_app": ("verify loads on its key only", frozenset({"store.verify"})),
-    "store.ingest.pipeline": (_LIBRARY_CYCLE, frozenset({"store.skills.surface"})),
-    "store.library": (
-        _LIBRARY_CYCLE,
-        frozenset(
-            {
-                "store.forget",
-                "store.ingest.pipeline",
-                "store.ingest.upgrade",
-                "store.ingest.worker",
-                "store.lifecycle.graph",
-                "store.lifecycle.health",
-                "store.lifecycle.lineage",
-                "store.lifecycle.proposals",
-                "store.lifecycle.runbook",
-                "store.lifecycle.status",
-                "store.patterns.consolidate",
-                "store.patterns.decay",
-                "store.patterns.graduate",
-                "store.patterns.memory",
-                "store.patterns.session_start",
-                "store.search",
-                "store.skills.lint",
-                "store.skills.listing.budget",
-                "store.skills.overlap",
-                "store.skills.reconcile",
-                "store.skills.relint",
-            }
-        ),
-    ),
-    "store.lifecycle.graph": (_LIBRARY_CYCLE, frozenset({"store.lifecycle.health"})),
-    "store.lifecycle.health": (_LIBRARY_CYCLE, frozenset({"store.catalog", "store.errors"})),
-    "store.lifecycle.lineage": (
-        _LIBRARY_CYCLE,
-        frozenset({"store.lifecycle.runbook", "store.patterns.graduate", "store.patterns.memory"}),
+    "store.ingest.pipeline": (
+        "only the first node of a run needs the surface hashing",
+        frozenset({"store.skills.surface"}),
     ),
     "store.patterns.consolidate": (
         "scipy's clustering: only a consolidation loads it",
         frozenset({"store.patterns.cluster"}),
-    ),
-    "store.patterns.graduate": (
-        "the lint's rule tables, for writing a draft only",
-        frozenset({"store.skills.lint", "store.skills.parser"}),
-    ),
-    "store.patterns.memory": (
-        _LIBRARY_CYCLE,
-        frozenset({"store.patterns.consolidate", "store.query_terms"}),
-    ),
-    "store.patterns.session_start": (
-        "the SessionStart hook's fast path reads the head before opening the library",
-        frozenset({"store.chain_head", "store.config", "store.events", "store.identity"}),
-    ),
-    "store.search": (
-        "the embedding model's error, only when a query embeds",
-        frozenset({"store.embed"}),
     ),
     "store.skills.prompt_context": (
         "the lexical fallback imports this module back (see KNOWN_CYCLES)",
@@ -299,8 +209,6 @@ LONG_MODULES: frozenset[str] = frozenset(
         "store/ingest/episodes.py",
         "store/ingest/snippets.py",
         "store/ingest/warm.py",
-        "store/library.py",
-        "store/lifecycle/graph.py",
         "store/lifecycle/runbook.py",
         "store/team/hub_schema.py",
     }

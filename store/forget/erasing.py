@@ -18,15 +18,16 @@ from store.ingest.redact import redact
 from store.migrations import PROJECTION_TABLES
 from store.models import ForgetReport
 from store.models.events import EventType
-from store.projections import apply_event, store_blob
+from store.projections import store_blob
+from store.projectors import apply_event
 from store.skills.surface import text_hash
 
 if TYPE_CHECKING:
-    from store.library import Library
+    from store.kernel import Kernel
 
 
 def forget(
-    library: Library,
+    library: Kernel,
     scope: str,
     target: str,
     *,
@@ -59,7 +60,7 @@ def forget(
 
 
 def _erase(
-    library: Library, conn: sqlite3.Connection, found: Found, reason: str
+    library: Kernel, conn: sqlite3.Connection, found: Found, reason: str
 ) -> tuple[int, int, int]:
     """Tombstones and redactions, recorded by one `blob.erased` event, then one
     `node.forgotten` per node; returns (event seq, blobs erased, events redacted)."""
@@ -183,7 +184,7 @@ def _replay(conn: sqlite3.Connection) -> None:
         apply_event(conn, event)
 
 
-def scrub(library: Library) -> tuple[bool, tuple[str, ...]]:
+def scrub(library: Kernel) -> tuple[bool, tuple[str, ...]]:
     """Leave no erased bytes in the database files: checkpoint and truncate the WAL, vacuum,
     and truncate again. False (with a note) when another process held the WAL open."""
     notes: list[str] = []

@@ -10,7 +10,10 @@ from typing import Any
 
 from store.models import Event
 from store.models.events import EventType
-from store.projections import handles
+from store.projections import Projection
+
+projection = Projection("governance")
+handles = projection.handles
 
 
 @handles(EventType.SKILL_USED)

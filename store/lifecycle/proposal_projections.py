@@ -7,7 +7,10 @@ import sqlite3
 
 from store.models import Event
 from store.models.events import EventType
-from store.projections import handles
+from store.projections import Projection
+
+projection = Projection("relation proposals")
+handles = projection.handles
 
 
 @handles(EventType.RELATION_PROPOSED)

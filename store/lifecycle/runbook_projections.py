@@ -5,10 +5,13 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from store.governance_projections import wrote
 from store.models import Event
 from store.models.events import EventType
-from store.projections import handles
+from store.projections import Projection
+from store.skills.governance_projections import wrote
+
+projection = Projection("runbook")
+handles = projection.handles
 
 
 @handles(EventType.RUNBOOK_STARTED)
