@@ -7,7 +7,7 @@ import shutil
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from store.events import now_iso
+from store.events import stepping_clock
 from store.library import Clock, Library
 from store.models import ScanReport
 from store.patterns.session_start import session_context
@@ -84,15 +84,27 @@ stable pods before continuing. Abort with `kubectl rollout undo` when it is twic
 """
 
 
+#: The demo lives at its own date: built on a fixed clock from `DEMO_BUILT` (a minute per
+#: reading), and opened at `DEMO_NOW`, the next morning (its config's `clock.start`), from
+#: where its time moves on only while it is in use. So its eight weeks of runs and its
+#: October sessions stay inside the health window whatever today's date is, and a fresh
+#: `librarian demo` shows what the screenshots show.
+DEMO_BUILT = "2026-11-02T09:00:00+00:00"
+DEMO_NOW = "2026-11-03T09:00:00+00:00"
+
+
 def build_demo(target: Path, fresh: bool = False, clock: Clock | None = None) -> ScanReport:
-    """Create (or refresh) the demo library at `target`; returns the first scan's report."""
+    """Create (or refresh) the demo library at `target`; returns the first scan's report.
+    The build reads `clock` (default: the demo's fixed clock from `DEMO_BUILT`)."""
     if fresh and target.exists():
         shutil.rmtree(target)
     skills_dir = target / "demo-skills"
     first_time = not skills_dir.exists()
     if first_time:
         shutil.copytree(DEMO_SKILLS, skills_dir, ignore=shutil.ignore_patterns("__pycache__"))
-    with Library(target, clock=clock or now_iso) as library:
+    if clock is None and first_time:
+        clock = stepping_clock(DEMO_BUILT)
+    with Library(target, clock=clock) as library:  # a rebuild: the demo's own clock
         library.config.set("skills.roots", json.dumps([str(skills_dir)]))
         # an approved draft lands next to the demo's skills, never in the real ~/.claude
         library.config.set("graduation.skills_root", json.dumps(str(skills_dir)))
@@ -107,6 +119,7 @@ def build_demo(target: Path, fresh: bool = False, clock: Clock | None = None) ->
             _tell_a_story(library, skills_dir)
             _ingest_sessions(library, target / "demo-transcripts")
             _govern(library, skills_dir)
+            library.config.set("clock.start", json.dumps(DEMO_NOW))
     return report
 
 
