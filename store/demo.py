@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -93,9 +94,27 @@ DEMO_BUILT = "2026-11-02T09:00:00+00:00"
 DEMO_NOW = "2026-11-03T09:00:00+00:00"
 
 
-def build_demo(target: Path, fresh: bool = False, clock: Clock | None = None) -> ScanReport:
+#: The stages of a first build, as `build_demo` reports them to `progress`.
+DEMO_STAGES = (
+    "scanning the demo skills (the embedding model loads)",
+    "a skill edited, one deprecated",
+    "ingesting the six demo sessions",
+    "a colleague's review decisions",
+    "consolidating patterns, an agent's retrievals, graduation",
+    "eight weeks of runs, a retirement, candidate versions",
+)
+
+
+def build_demo(
+    target: Path,
+    fresh: bool = False,
+    clock: Clock | None = None,
+    progress: Callable[[int, int, str], None] | None = None,
+) -> ScanReport:
     """Create (or refresh) the demo library at `target`; returns the first scan's report.
-    The build reads `clock` (default: the demo's fixed clock from `DEMO_BUILT`)."""
+    The build reads `clock` (default: the demo's fixed clock from `DEMO_BUILT`);
+    `progress(done, total, stage)` is told as each of the `DEMO_STAGES` starts."""
+    tell = progress or (lambda done, total, stage: None)
     if fresh and target.exists():
         shutil.rmtree(target)
     skills_dir = target / "demo-skills"
@@ -114,12 +133,17 @@ def build_demo(target: Path, fresh: bool = False, clock: Clock | None = None) ->
         if first_time:  # the person trying the demo reviews as the demo's reviewer
             library.config.set("reviewer.name", json.dumps(DEMO_REVIEWER[0]))
             library.config.set("reviewer.email", json.dumps(DEMO_REVIEWER[1]))
+        stages = len(DEMO_STAGES) if first_time else 1
+        tell(0, stages, DEMO_STAGES[0])
         report = library.scan()
         if first_time:
+            tell(1, stages, DEMO_STAGES[1])
             _tell_a_story(library, skills_dir)
-            _ingest_sessions(library, target / "demo-transcripts")
+            _ingest_sessions(library, target / "demo-transcripts", tell)
+            tell(5, stages, DEMO_STAGES[5])
             _govern(library, skills_dir)
             library.config.set("clock.start", json.dumps(DEMO_NOW))
+        tell(stages, stages, "")
     return report
 
 
@@ -144,7 +168,7 @@ def _tell_a_story(library: Library, skills_dir: Path) -> None:
     )
 
 
-def _ingest_sessions(library: Library, folder: Path) -> None:
+def _ingest_sessions(library: Library, folder: Path, tell: Callable[[int, int, str], None]) -> None:
     """Ingest the shipped transcripts and record a few review decisions, so the queue, the
     DAG and the audit trail all have something to show."""
     if not DEMO_SESSIONS.is_dir():
@@ -152,9 +176,13 @@ def _ingest_sessions(library: Library, folder: Path) -> None:
     shutil.copytree(
         DEMO_SESSIONS, folder, ignore=shutil.ignore_patterns("*.md"), dirs_exist_ok=True
     )
+    total = len(DEMO_STAGES)
+    tell(2, total, DEMO_STAGES[2])
     library.ingest([folder])
+    tell(3, total, DEMO_STAGES[3])
     with library.acting_as(DEMO_COLLEAGUE):
         _review(library)
+    tell(4, total, DEMO_STAGES[4])
     _consolidate(library)
 
 

@@ -254,6 +254,8 @@ class Library:
         known = self._known_by_path()
         tally = _ScanTally(skipped=[_kept(s, known.get(s.path)) for s in walk_skips])
         size = scan_batch_size(len(found))
+        if progress is not None:
+            progress(0, len(found))  # what is ahead, before the work starts
         for start in range(0, len(found), size):
             self._scan_batch(found[start : start + size], known, tally, embed=embed)
             if progress is not None:

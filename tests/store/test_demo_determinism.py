@@ -59,7 +59,8 @@ BUILD = textwrap.dedent(
     from store.library import Library
 
     target = Path(sys.argv[1])
-    build_demo(target)  # as `librarian demo` does: the demo's own fixed clock
+    stages = []
+    build_demo(target, progress=lambda done, total, stage: stages.append([done, total, stage]))
     with Library(target) as library:  # as the app and the CLI open it: the demo's own "now"
         now = library.clock()
         health = library.health_first()[1]
@@ -81,6 +82,7 @@ BUILD = textwrap.dedent(
             "verdicts": verdicts,
             "fixed": library.health_first()[1],
             "now": now,
+            "stages": stages,
         }
     print(json.dumps(dump))
     """
@@ -125,6 +127,12 @@ def test_demo_is_the_same_on_any_date(tmp_path: Path) -> None:
     assert health["HEALTHY"] >= 10, health
     assert health["DEGRADING"] >= 1, health
     assert str(first["now"]).startswith("2026-11-03T09:00")
+    from store.demo import DEMO_STAGES  # the build told its progress, stage by stage
+
+    total = len(DEMO_STAGES)
+    assert first["stages"] == [[i, total, s] for i, s in enumerate(DEMO_STAGES)] + [
+        [total, total, ""]
+    ]
 
 
 def test_the_screenshots_and_the_tests_open_the_demo_at_its_own_now() -> None:
