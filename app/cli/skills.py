@@ -11,6 +11,7 @@ from typing import Any
 from app.cli.common import CliError, Subcommands, add_command, emit, open_library, plain
 from app.cli.progress import MODEL_LOAD_SECONDS, Feedback, seconds
 from store.models import ScanReport, SkillDetail, SkillSummary, Suggestion
+from store.models.skills import FITS_WELL
 from store.serving import masked
 from store.text import neutralise, one_line
 
@@ -249,10 +250,15 @@ def suggest_text(contexts: list[str], results: list[list[Suggestion]]) -> str:
         lines = [f"> {one_line(context, 160)}"] if len(contexts) > 1 else []
         if not hits:
             lines.append("  (no matching skills)")
+        elif max(h.relevance for h in hits) < FITS_WELL:
+            lines.append(
+                f"  no skill fits well (best fit {max(h.relevance for h in hits):.2f}, below"
+                f" {FITS_WELL:.2f}): the closest"
+            )
         for rank, h in enumerate(hits, start=1):
             terms = ", ".join(h.matched_terms[:8]) or "-"
             lines.append(
-                f"{rank:>3}. {one_line(h.name, 48):<48} {h.score:.3f}"
+                f"{rank:>3}. {one_line(h.name, 48):<48} {h.score:.3f}  fit {h.relevance:.2f}"
                 f"  lex {h.lexical:.2f} dense {h.dense:.2f} imp {h.importance:.2f}"
                 f"  [{one_line(h.status, 20)}]  terms: {one_line(terms, 80)}"
             )
