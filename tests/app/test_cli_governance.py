@@ -14,6 +14,7 @@ from app.cli.main import main
 from store.embed import FastEmbedder
 from store.events import stepping_clock
 from store.library import Library
+from tests.conftest import TEST_NOW
 from tests.store.conftest import write_skill
 from tests.store.test_patterns import add_node, add_session
 from tests.store.test_write_gate import DEAD, FIX, PROJECT
@@ -60,6 +61,8 @@ def library_dir(tmp_path: Path, _embedder: FastEmbedder) -> Path:
         library.retrieval_log.channel = "mcp"
         library.diagnose("requests time out waiting for a pooled database connection")
         library.graduate()
+        # the CLI opens it at its own date (as the demo), not today's: the runs stay recent
+        library.config.set("clock.start", json.dumps(TEST_NOW))
     return folder
 
 
