@@ -14,7 +14,6 @@ from app.cli.main import main
 from store.embed import FastEmbedder
 from store.events import stepping_clock
 from store.library import Library
-from tests.conftest import TEST_NOW
 from tests.store.conftest import write_skill
 from tests.store.test_patterns import add_node, add_session
 from tests.store.test_write_gate import DEAD, FIX, PROJECT
@@ -61,9 +60,20 @@ def library_dir(tmp_path: Path, _embedder: FastEmbedder) -> Path:
         library.retrieval_log.channel = "mcp"
         library.diagnose("requests time out waiting for a pooled database connection")
         library.graduate()
-        # the CLI opens it at its own date (as the demo), not today's: the runs stay recent
-        library.config.set("clock.start", json.dumps(TEST_NOW))
     return folder
+
+
+#: The CLI reads the library on the day after the fixture's events, whatever today's date:
+#: `health` judges a 30-day window, so on the wall clock the result would depend on the date.
+CLI_NOW = "2026-11-03T09:00:00+00:00"
+
+
+@pytest.fixture(autouse=True)
+def _cli_on_a_fixed_day(monkeypatch: pytest.MonkeyPatch) -> None:
+    def at(root: Path, *, read_only: bool = False) -> Library:
+        return Library(root, read_only=read_only, clock=lambda: CLI_NOW)
+
+    monkeypatch.setattr("app.cli.common.library_at", at)
 
 
 def run(capsys: pytest.CaptureFixture[str], folder: Path, *args: str) -> tuple[int, str, str]:
