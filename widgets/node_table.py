@@ -170,6 +170,7 @@ class NodeTable(LineTable[Node, str]):
         # Grouped by session (`_starts` is not None): the line of each row, the row on each
         # line (-1 on a header), and each header line's (first row, row count).
         self._starts: Mapping[str, str] | None = None
+        self._session_times: Mapping[str, str] = {}
         self._lines: list[int] = []
         self._line_rows: list[int] = []
         self._heads: dict[int, tuple[int, int]] = {}
@@ -196,6 +197,12 @@ class NodeTable(LineTable[Node, str]):
     def set_now(self, now: str) -> None:
         """The moment ages are measured from (ISO 8601)."""
         self._now = _parse_time(now)
+        self.refresh()
+
+    def set_session_times(self, starts: Mapping[str, str]) -> None:
+        """When each session started, by id: a node's `age` is its session's (when the work
+        happened), not the time since it was ingested."""
+        self._session_times = starts
         self.refresh()
 
     def index_of(self, node_id: str) -> int | None:
@@ -393,7 +400,8 @@ class NodeTable(LineTable[Node, str]):
             base = self.rich_style + self.get_component_rich_style("node-table--marked")
         else:
             base = self.rich_style
-        cells = _cells(node, width, marked, busy, self._now)
+        when = self._session_times.get(node.session_id) or node.created_at
+        cells = _cells(node, width, marked, busy, self._now, when)
         # The cursor row is drawn in the cursor's colours only (coloured text on the cursor
         # is hard to read); busy rows are dimmed whole.
         if is_cursor:
@@ -429,9 +437,10 @@ def _header(width: int) -> str:
 
 
 def _cells(
-    node: Node, width: int, marked: bool, busy: bool, now: datetime | None
+    node: Node, width: int, marked: bool, busy: bool, now: datetime | None, when: str = ""
 ) -> list[tuple[str, str]]:
-    """(column title, padded text) for each column."""
+    """(column title, padded text) for each column; `age` is the time since `when` (the
+    session's start; default: when the node was made)."""
     flags = (MARK_GLYPH if marked else " ") + (
         BUSY_GLYPH if busy else STATUS_GLYPHS.get(node.status, "?")
     )
@@ -443,7 +452,7 @@ def _cells(
         one_line(node.summary, 400),
         one_line(node.project, 300),
         one_line(node.session_id, 40),
-        age(node.created_at, now),
+        age(when or node.created_at, now),
     ]
     cells: list[tuple[str, str]] = []
     for (key, _), w, value in zip(COLUMNS, _widths(width), values, strict=True):
