@@ -1,6 +1,9 @@
 """What every librarian screen shares: one place that turns worker errors into notices, the
-key a binding is on, and the one way drafts are written (from the Patterns screen and from
-the review queue)."""
+key a binding is on, the command palette entries a screen offers, and the one way drafts are
+written (from the Patterns screen and from the review queue).
+
+Screens never call the app: they navigate by posting messages (`app.messages`), which the app
+handles; the palette runs their entries as actions."""
 
 from __future__ import annotations
 
@@ -11,6 +14,24 @@ from app.messages import DraftFailed, DraftWritten
 from store.errors import LibrarianError
 from store.library import Library
 from store.text import one_line
+
+#: The screens by number key, in the order of the design: (key, mode name, title).
+VIEWS: tuple[tuple[str, str, str], ...] = (
+    ("1", "review", "Review"),
+    ("2", "sessions", "Sessions"),
+    ("3", "skills", "Skills"),
+    ("4", "graph", "Graph"),
+    ("5", "health", "Health"),
+    ("6", "patterns", "Patterns"),
+    ("7", "lineage", "Lineage"),
+    ("8", "runbook", "Runbook"),
+    ("9", "team", "Team"),
+)
+
+#: A command palette entry: (title, action, help). The action is run with `App.run_action`
+#: on the screen that offered it (prefix `app.` for the app's own actions). Titles are shown
+#: literally; help is read as markup (escape untrusted text).
+PaletteCommand = tuple[str, str, str]
 
 #: What a draft decision reads as in a notification, by action.
 DRAFT_DONE = {
@@ -30,6 +51,10 @@ class LibrarianScreen(Screen[None]):
     `show_skill`."""
 
     loaded: bool = False
+
+    def palette_commands(self) -> list[PaletteCommand]:
+        """This screen's entries in the command palette, for its current state."""
+        return []
 
     async def show_skill(self, skill: str) -> None:
         """Centre the screen on one skill (by name); screens without a skill focus ignore it."""

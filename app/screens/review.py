@@ -26,11 +26,12 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
+from textual.markup import escape
 from textual.timer import Timer
-from textual.widgets import Footer, Header, Input, Label, Select, Static
+from textual.widgets import Footer, Header, Input, Select, Static
 from textual.worker import get_current_worker
 
+from app.dialogs.text_prompt import TextPrompt
 from app.messages import (
     DecisionFailed,
     DecisionUndone,
@@ -47,7 +48,7 @@ from app.messages import (
     ProposalsLoaded,
     QueueCountsLoaded,
 )
-from app.screens.base import decide_draft
+from app.screens.base import PaletteCommand, decide_draft
 from app.screens.review_enrichments import NO_ENRICHMENTS, EnrichmentPane
 from store.errors import LibrarianError
 from store.library import Library
@@ -145,36 +146,6 @@ NODE_ONLY = frozenset(
         "toggle_project",
     }
 )
-
-
-class TextPrompt(ModalScreen[str | None]):
-    """One line of text: Enter returns it (possibly empty), Escape returns None."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", id="prompt.cancel", tooltip="Close, change nothing"),
-    ]
-
-    def __init__(
-        self, title: str, *, value: str = "", placeholder: str = "", hint: str = ""
-    ) -> None:
-        super().__init__()
-        self._title = title
-        self._value = value
-        self._placeholder = placeholder
-        self._hint = hint
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="prompt-box"):
-            yield Label(Text(self._title, style="bold"), id="prompt-title")
-            yield Input(value=self._value, placeholder=self._placeholder, id="prompt-input")
-            yield Label(Text(self._hint, style="dim"), id="prompt-hint")
-
-    @on(Input.Submitted)
-    def _submitted(self, event: Input.Submitted) -> None:
-        self.dismiss(event.value)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
 
 
 class ReviewScreen(EnrichmentPane):
@@ -1019,24 +990,85 @@ class ReviewScreen(EnrichmentPane):
         table = self.query_one(NodeTable)
         return table.current, table.marked
 
-    def run_command(self, action: str) -> None:
-        """Run one of this screen's actions by name (used by the command palette)."""
-        commands: dict[str, Callable[[], None]] = {
-            "approve": self.action_approve,
-            "reject": self.action_reject,
-            "edit": self.action_edit,
-            "scope": self.action_scope,
-            "undo": self.action_undo,
-            "promote": self.action_promote,
-            "group": self.action_toggle_group,
-            "suppressed": self.action_show_suppressed,
-            "skip": self.action_skip,
-            "mark_all": self.query_one(NodeTable).action_mark_all,
-            "filter": self.action_focus_filter,
-            "drafts": self.action_toggle_drafts,
-            "relations": self.action_toggle_relations,
-        }
-        commands[action]()
+    def action_mark_all(self) -> None:
+        self.query_one(NodeTable).action_mark_all()
+
+    def palette_commands(self) -> list[PaletteCommand]:
+        """Decisions on what the list has selected, and the switches between the lists."""
+        if self._mode == "drafts":
+            return self._draft_commands()
+        if self._mode == "relations":
+            return self._relation_commands()
+        current, marked = self.selection()
+        commands: list[PaletteCommand] = [
+            ("review: show the drafts", "toggle_drafts", "SKILL.md drafts waiting"),
+            (
+                "review: show the relation proposals",
+                "toggle_relations",
+                "Skills often used together, with no relation between them",
+            ),
+            (
+                "review: show the suppressed nodes (or the pending ones)",
+                "show_suppressed",
+                "Nodes the knowledge bar kept out of the queue, with the reason",
+            ),
+            (
+                "review: group by session (or one list)",
+                "toggle_group",
+                "Each session's nodes under its header, best first inside",
+            ),
+        ]
+        if current is not None or marked:
+            target = f"{len(marked)} marked nodes" if marked else "this node"
+            about = about_node(current.summary) if current and not marked else target
+            commands += [
+                (f"node: approve {target}", "approve", about),
+                (f"node: reject {target}…", "reject", about),
+                (f"node: switch scope of {target}", "scope", "PROJECT ↔ TEAM"),
+            ]
+        if self.can_promote():
+            commands.append(("node: promote to pending", "promote", "Back into the queue"))
+        if current is not None:
+            commands += [
+                ("node: edit summary…", "edit", about_node(current.summary)),
+                ("node: skip to the next pending", "skip", "Leave this one pending"),
+                ("node: mark all listed", "mark_all", "Decide on them together"),
+            ]
+        commands += [
+            ("node: undo my last decision", "undo", "Reverts the whole batch"),
+            ("nodes: filter…", "focus_filter", "Words in the summary or evidence"),
+        ]
+        return commands
+
+    def _draft_commands(self) -> list[PaletteCommand]:
+        """Decisions on the draft under the cursor."""
+        draft = self.current_draft()
+        commands: list[PaletteCommand] = [
+            ("review: show the nodes", "toggle_drafts", "Back to the pending nodes")
+        ]
+        if draft is not None:
+            name = one_line(draft.name, 60)
+            about = escape(f"{name} · {len(draft.citations)} citations")
+            commands += [
+                (f"draft: approve {name}", "approve", about),
+                (f"draft: reject {name}…", "reject", about),
+            ]
+        return commands
+
+    def _relation_commands(self) -> list[PaletteCommand]:
+        """Decisions on the relation proposal under the cursor."""
+        proposal = self.current_proposal()
+        commands: list[PaletteCommand] = [
+            ("review: show the nodes", "toggle_relations", "Back to the pending nodes")
+        ]
+        if proposal is not None:
+            pair = f"{one_line(proposal.source_name, 40)} ↔ {one_line(proposal.target_name, 40)}"
+            about = escape(f"{pair} · {proposal.shared} shared sessions")
+            commands += [
+                (f"relation: accept {pair}", "approve", about),
+                (f"relation: reject {pair}…", "reject", about),
+            ]
+        return commands
 
     def _ask(self, prompt: TextPrompt, then: Callable[[str], None]) -> None:
         def answered(value: str | None) -> None:
@@ -1421,6 +1453,11 @@ class ReviewScreen(EnrichmentPane):
         if table.marked:
             text.append(f"  ·  {len(table.marked):,} marked", style="bold")
         self.query_one("#review-status", Static).update(text)
+
+
+def about_node(summary: str) -> str:
+    """A node's summary as palette help text (which the palette reads as markup)."""
+    return escape(one_line(summary, 80))
 
 
 def _row(table: NodeTable, node_id: str) -> Node | None:
