@@ -47,7 +47,6 @@ from store.text import one_line
 from store.verify import verify
 from widgets.dag_view import DagView
 
-
 #: VIEWS lives with the screens (app.screens.base); re-exported for the bench.
 __all__ = ["VIEWS", "LibrarianApp"]
 
