@@ -8,8 +8,10 @@ from collections.abc import Callable
 
 from textual import on, work
 from textual.app import ComposeResult
+from textual.markup import escape
 
 from app.messages import EnrichmentDecided, EnrichmentFailed, EnrichmentsLoaded
+from app.screens.base import PaletteCommand
 from app.screens.review.pane import ListPane
 from store.errors import LibrarianError
 from store.library import Library
@@ -129,3 +131,18 @@ class EnrichmentsPane(ListPane[Enrichment, str]):
         self.busy(message.proposal_id, busy=False)
         self.tell_failure(message.action, message.error)
         self.load_enrichments()
+
+    def palette_commands(self) -> list[PaletteCommand]:
+        """Decisions on the enrichment proposal under the cursor."""
+        found = self.table().current
+        commands: list[PaletteCommand] = [
+            ("review: show the nodes", "toggle_enrichments", "Back to the pending nodes")
+        ]
+        if found is not None:
+            name = one_line(found.skill_name, 60)
+            about = escape(f"{name} · v{found.version_no}")
+            commands += [
+                (f"enrichment: approve {name}", "approve", about),
+                (f"enrichment: reject {name}…", "reject", about),
+            ]
+        return commands
