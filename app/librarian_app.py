@@ -318,7 +318,7 @@ class LibrarianApp(App[int]):
 
     @work(thread=True, group="verify", exit_on_error=False)
     def action_verify(self) -> None:
-        report = verify(self.library)
+        report = verify(self.library.kernel)
         failed = [c.name for c in report.checks if not c.ok]
         if report.ok:
             head = f"; head {report.head.events} events, {report.head.hash}" if report.head else ""
