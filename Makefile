@@ -9,6 +9,7 @@ STAMP := $(VENV)/.installed
 .PHONY: setup demo check lint format types imports test test-fast bench screenshots clean
 
 $(STAMP): pyproject.toml
+	@echo "setting up $(VENV): installing dependencies (~1-2 min on first run, then skipped)"
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
@@ -17,6 +18,7 @@ $(STAMP): pyproject.toml
 setup: $(STAMP)
 
 demo: setup
+	@echo "opening the demo library (built on first run, ~25 s)"
 	$(BIN)/librarian demo
 
 check: setup lint types imports test

@@ -90,6 +90,8 @@ class NodesLoaded(Message):
     complete: bool = True  # False: a first page, the rest is still to be read
     #: Grouped by session: when each session started, by id (None: not grouped).
     sessions: dict[str, str] | None = None
+    #: When each session started, by id, grouped or not (the `age` column's moment).
+    starts: dict[str, str] | None = None
 
 
 @dataclass

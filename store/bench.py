@@ -132,9 +132,13 @@ def _own_peak_rss_mb() -> float:
 
 
 def run_bench(
-    quick: bool = False, only: set[str] | None = None, workdir: Path | None = None
+    quick: bool = False,
+    only: set[str] | None = None,
+    workdir: Path | None = None,
+    progress: Callable[[int, int, str], None] | None = None,
 ) -> dict[str, Any]:
-    """Every phase (or `only` some); returns the JSON-ready results with budgets."""
+    """Every phase (or `only` some); returns the JSON-ready results with budgets.
+    `progress(done, total, phase)` is told before each phase and at the end."""
     work = workdir or Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False)) / "bench"
     work.mkdir(parents=True, exist_ok=True)
     sizes: dict[str, Any] = {
@@ -180,12 +184,15 @@ def run_bench(
         "sizes": sizes,
         "budgets": {f"{section}.{field}": limit for (section, field), limit in BUDGETS.items()},
     }
-    for name, phase in phases.items():
-        if not only or name in only:
-            started = time.perf_counter()
-            results[name] = phase()
-            results[name]["phase_seconds"] = round(time.perf_counter() - started, 1)
-            _settle()
+    chosen = [name for name in phases if not only or name in only]
+    tell = progress or (lambda done, total, phase: None)
+    for done, name in enumerate(chosen):
+        tell(done, len(chosen), name)
+        started = time.perf_counter()
+        results[name] = phase = phases[name]()
+        phase["phase_seconds"] = round(time.perf_counter() - started, 1)
+        _settle()
+    tell(len(chosen), len(chosen), "")
     results["within_budget"] = _check(results)
     return results
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from store.events import now_iso
+from store.events import stepping_clock
 from store.library import Clock, Library
 from store.models import ScanReport
 from store.patterns.session_start import session_context
@@ -84,15 +85,45 @@ stable pods before continuing. Abort with `kubectl rollout undo` when it is twic
 """
 
 
-def build_demo(target: Path, fresh: bool = False, clock: Clock | None = None) -> ScanReport:
-    """Create (or refresh) the demo library at `target`; returns the first scan's report."""
+#: The demo lives at its own date: built on a fixed clock from `DEMO_BUILT` (a minute per
+#: reading), and opened at `DEMO_NOW`, the next morning (its config's `clock.start`), from
+#: where its time moves on only while it is in use. So its eight weeks of runs and its
+#: October sessions stay inside the health window whatever today's date is, and a fresh
+#: `librarian demo` shows what the screenshots show.
+DEMO_BUILT = "2026-11-02T09:00:00+00:00"
+DEMO_NOW = "2026-11-03T09:00:00+00:00"
+
+
+#: The stages of a first build, as `build_demo` reports them to `progress`.
+DEMO_STAGES = (
+    "scanning the demo skills (the embedding model loads)",
+    "a skill edited, one deprecated",
+    "ingesting the six demo sessions",
+    "a colleague's review decisions",
+    "consolidating patterns, an agent's retrievals, graduation",
+    "eight weeks of runs, a retirement, candidate versions",
+)
+
+
+def build_demo(
+    target: Path,
+    fresh: bool = False,
+    clock: Clock | None = None,
+    progress: Callable[[int, int, str], None] | None = None,
+) -> ScanReport:
+    """Create (or refresh) the demo library at `target`; returns the first scan's report.
+    The build reads `clock` (default: the demo's fixed clock from `DEMO_BUILT`);
+    `progress(done, total, stage)` is told as each of the `DEMO_STAGES` starts."""
+    tell = progress or (lambda done, total, stage: None)
     if fresh and target.exists():
         shutil.rmtree(target)
     skills_dir = target / "demo-skills"
     first_time = not skills_dir.exists()
     if first_time:
         shutil.copytree(DEMO_SKILLS, skills_dir, ignore=shutil.ignore_patterns("__pycache__"))
-    with Library(target, clock=clock or now_iso) as library:
+    if clock is None and first_time:
+        clock = stepping_clock(DEMO_BUILT)
+    with Library(target, clock=clock) as library:  # a rebuild: the demo's own clock
         library.config.set("skills.roots", json.dumps([str(skills_dir)]))
         # an approved draft lands next to the demo's skills, never in the real ~/.claude
         library.config.set("graduation.skills_root", json.dumps(str(skills_dir)))
@@ -102,11 +133,17 @@ def build_demo(target: Path, fresh: bool = False, clock: Clock | None = None) ->
         if first_time:  # the person trying the demo reviews as the demo's reviewer
             library.config.set("reviewer.name", json.dumps(DEMO_REVIEWER[0]))
             library.config.set("reviewer.email", json.dumps(DEMO_REVIEWER[1]))
+        stages = len(DEMO_STAGES) if first_time else 1
+        tell(0, stages, DEMO_STAGES[0])
         report = library.scan()
         if first_time:
+            tell(1, stages, DEMO_STAGES[1])
             _tell_a_story(library, skills_dir)
-            _ingest_sessions(library, target / "demo-transcripts")
+            _ingest_sessions(library, target / "demo-transcripts", tell)
+            tell(5, stages, DEMO_STAGES[5])
             _govern(library, skills_dir)
+            library.config.set("clock.start", json.dumps(DEMO_NOW))
+        tell(stages, stages, "")
     return report
 
 
@@ -131,7 +168,7 @@ def _tell_a_story(library: Library, skills_dir: Path) -> None:
     )
 
 
-def _ingest_sessions(library: Library, folder: Path) -> None:
+def _ingest_sessions(library: Library, folder: Path, tell: Callable[[int, int, str], None]) -> None:
     """Ingest the shipped transcripts and record a few review decisions, so the queue, the
     DAG and the audit trail all have something to show."""
     if not DEMO_SESSIONS.is_dir():
@@ -139,9 +176,13 @@ def _ingest_sessions(library: Library, folder: Path) -> None:
     shutil.copytree(
         DEMO_SESSIONS, folder, ignore=shutil.ignore_patterns("*.md"), dirs_exist_ok=True
     )
+    total = len(DEMO_STAGES)
+    tell(2, total, DEMO_STAGES[2])
     library.ingest([folder])
+    tell(3, total, DEMO_STAGES[3])
     with library.acting_as(DEMO_COLLEAGUE):
         _review(library)
+    tell(4, total, DEMO_STAGES[4])
     _consolidate(library)
 
 

@@ -6,6 +6,7 @@ import hashlib
 import itertools
 import json
 import sqlite3
+import time
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -23,6 +24,20 @@ def canonical_json(value: Any) -> str:
 
 def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+def running_clock(start: str) -> Callable[[], str]:
+    """A clock that reads `start` now and moves on in real time from there (monotonic): a
+    library that lives at its own date (the demo, see `store.demo`) keeps its story's "now"
+    whatever today's date is."""
+    moment = datetime.fromisoformat(start)
+    began = time.monotonic()
+
+    def tick() -> str:
+        elapsed = timedelta(seconds=time.monotonic() - began)
+        return (moment + elapsed).isoformat(timespec="microseconds")
+
+    return tick
 
 
 def event_hash(

@@ -12,7 +12,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -41,7 +41,7 @@ class Kernel:
         self,
         root: Path,
         embedder: Embedder | None = None,
-        clock: Clock = events.now_iso,
+        clock: Clock | None = None,
         *,
         read_only: bool = False,
     ) -> None:
@@ -49,9 +49,10 @@ class Kernel:
 
         Read-only opens create, migrate and rewrite nothing: the database is opened with
         SQLite's `mode=ro`, the vector index is kept in memory, and every write raises
-        `ReadOnlyError`."""
+        `ReadOnlyError`. Without a `clock`, the library's own: `clock.start` in its config
+        (the demo's date), else the real time."""
         self.paths = LibraryPaths(root)
-        self.clock = clock
+        self.clock: Clock = clock or events.now_iso
         self.read_only = read_only
         if not read_only:
             if not self.paths.writable():
@@ -62,6 +63,8 @@ class Kernel:
             self.paths.ensure()
         self.config = Config(self.paths.config, create=not read_only)
         self.db = Database(self.paths.db, read_only=read_only, head=self.paths.head)
+        if clock is None:
+            self.clock = self._own_clock()
         self.vectors = Vectors(
             self.db,
             self.paths.vectors,
@@ -76,6 +79,24 @@ class Kernel:
         self.memory_epoch = 0
         self._services: dict[Callable[[Kernel], Any], Any] = {}
         self._on_close: list[Callable[[], object]] = []
+
+    def _own_clock(self) -> Clock:
+        """The real time, unless the config sets `clock.start`: a library that lives at its
+        own date (the demo) reads that moment, or just after its newest event when that is
+        later, and moves on in real time from there."""
+        start = str(self.config.get("clock.start", "") or "")
+        if not start:
+            return events.now_iso
+        try:
+            moment = datetime.fromisoformat(start)
+        except ValueError as exc:
+            raise LibraryError(f"clock.start: not an ISO 8601 time: {start!r}") from exc
+        moment = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+        with self.db.read() as conn:
+            row = conn.execute("SELECT ts FROM events ORDER BY seq DESC LIMIT 1").fetchone()
+        if row is not None:
+            moment = max(moment, datetime.fromisoformat(row[0]) + timedelta(microseconds=1))
+        return events.running_clock(moment.isoformat(timespec="microseconds"))
 
     def _configured_embedder(self) -> Embedder:
         return FastEmbedder(

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from store import catalog, events, forget, search
+from store import catalog, forget, search
 from store.config import Config
 from store.db import Database
 from store.embed import Embedder, Matrix
@@ -68,7 +68,7 @@ class Library(LifecycleMethods, PatternMethods):
         self,
         root: Path,
         embedder: Embedder | None = None,
-        clock: Clock = events.now_iso,
+        clock: Clock | None = None,
         *,
         read_only: bool = False,
     ) -> None:
@@ -76,7 +76,8 @@ class Library(LifecycleMethods, PatternMethods):
 
         Read-only opens create, migrate and rewrite nothing: the database is opened with
         SQLite's `mode=ro`, the vector index is kept in memory, and every write raises
-        `ReadOnlyError`."""
+        `ReadOnlyError`. Without a `clock`, the library's own: `clock.start` in its config
+        (the demo's date), else the real time."""
         self.kernel = Kernel(root, embedder, clock, read_only=read_only)
 
     # -- the kernel's parts, for the CLI, the app and tests ------------------------------

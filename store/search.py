@@ -245,6 +245,7 @@ class Searcher:
             dense=round(cand.dense, 4),
             importance=round(weight, 4),
             reasons=tuple(reasons),
+            relevance=round(max(cand.surfaces.get(0, 0.0), cand.surfaces.get(1, 0.0)), 4),
         )
 
 

@@ -34,16 +34,26 @@ FLAG_HELP = {
 }
 
 
+def runs(count: int) -> str:
+    """`1 run`, `17 runs`."""
+    return f"{count:,} run{'' if count == 1 else 's'}"
+
+
+def window_days(settings: Mapping[str, float]) -> str:
+    """The health window: `30 days`."""
+    return f"{settings.get('window_days', 30):g} days"
+
+
 def verdict_reason(h: SkillHealth, settings: Mapping[str, float]) -> str:
     """Why the verdict is what it is, with the thresholds."""
-    window = f"{settings.get('window_days', 30):g} days"
+    window = window_days(settings)
     warn, fail = settings.get("warn", 0.2), settings.get("fail", 0.5)
     if h.verdict == "IDLE":
         return f"no runs in the last {window}"
     least = settings.get("min_runs", 3)
     if h.runs < least:
-        return f"only {h.runs} runs in {window}: too few to judge (at least {least:g})"
-    rate = f"{h.failures} of {h.runs} runs failed ({h.failure_rate:.0%})"
+        return f"only {runs(h.runs)} in the last {window}: too few to judge (at least {least:g})"
+    rate = f"{h.failures} of {runs(h.runs)} failed in the last {window} ({h.failure_rate:.0%})"
     if h.verdict == "DRIFTING":
         if h.status == "retired":
             return f"{rate}, above the fail threshold {fail:.0%}: retired, no longer served"
@@ -125,6 +135,7 @@ class HealthDetail(VerticalScroll, can_focus=True):
             self._trend_line(h),
             *self._served(h),
             Text(""),
+            Text(f"Runs by version in the last {window_days(self._settings)}", style="bold"),
             self._versions(h),
             *self._flags(h),
             Text(""),
@@ -154,7 +165,8 @@ class HealthDetail(VerticalScroll, can_focus=True):
         line = Text(one_line(c.describe(), 300), style=tone)
         if c.open:
             line.append(
-                f"  ({c.runs} runs, {c.failures} failed, {c.verdict})",
+                f"  (v{c.version_no} as the candidate, all its runs: {runs(c.runs)},"
+                f" {c.failures} failed, {c.verdict})",
                 style=verdict_style(c.verdict),
             )
         lines.append(line)
@@ -210,7 +222,11 @@ class HealthDetail(VerticalScroll, can_focus=True):
             return [Text("No runs recorded.", style="dim")]
         failed = sum(not o.success for o in self._outcomes)
         lines: list[RenderableType] = [
-            Text(f"Last {len(self._outcomes)} runs ({failed} failed), newest first", style="bold")
+            Text(
+                f"Recorded runs, every version, any age: the last {runs(len(self._outcomes))}"
+                f" ({failed} failed), newest first",
+                style="bold",
+            )
         ]
         for o in self._outcomes:
             mark = ("✓ ", "green") if o.success else ("✗ ", "bold red")

@@ -222,8 +222,14 @@ class HealthTable(LineTable[SkillHealth, int]):
         return cells
 
 
+#: Retired skills are counted apart from the verdicts (as `store.lifecycle.health.first`).
+RETIRED = "retired"
+
+
 def verdict_counts(rows: Iterable[SkillHealth]) -> dict[str, int]:
-    counts = dict.fromkeys(HEALTH_VERDICTS, 0)
+    """How many skills have each verdict; retired skills (no longer served) apart."""
+    counts = {**dict.fromkeys(HEALTH_VERDICTS, 0), RETIRED: 0}
     for h in rows:
-        counts[h.verdict] = counts.get(h.verdict, 0) + 1
+        key = RETIRED if h.status == "retired" else h.verdict
+        counts[key] = counts.get(key, 0) + 1
     return counts

@@ -172,6 +172,7 @@ class NodeTable(LineTable[Node, str]):
         # Grouped by session (`_starts` is not None): the line of each row, the row on each
         # line (-1 on a header), and each header line's (first row, row count).
         self._starts: Mapping[str, str] | None = None
+        self._session_times: Mapping[str, str] = {}
         self._lines: list[int] = []
         self._line_rows: list[int] = []
         self._heads: dict[int, tuple[int, int]] = {}
@@ -198,6 +199,12 @@ class NodeTable(LineTable[Node, str]):
     def set_now(self, now: str) -> None:
         """The moment ages are measured from (ISO 8601)."""
         self._now = _parse_time(now)
+        self.refresh()
+
+    def set_session_times(self, starts: Mapping[str, str]) -> None:
+        """When each session started, by id: a node's `age` is its session's (when the work
+        happened), not the time since it was ingested."""
+        self._session_times = starts
         self.refresh()
 
     def index_of(self, node_id: str) -> int | None:
@@ -386,8 +393,8 @@ class NodeTable(LineTable[Node, str]):
     def cell_text(self, column: Column[Any], row: Node) -> str:
         if column.text is not None:
             return column.text(row)
-        if column.title == "age":
-            return age(row.created_at, self._now)
+        if column.title == "age":  # since the session's start (else: since the node was made)
+            return age(self._session_times.get(row.session_id) or row.created_at, self._now)
         busy = BUSY_GLYPH if row.node_id in self._busy else STATUS_GLYPHS.get(row.status, "?")
         return (MARK_GLYPH if row.node_id in self._marked else " ") + busy
 

@@ -140,7 +140,8 @@ def _demote(text: Text, p: dict[str, Any]) -> None:
 
 def _audit(text: Text, p: dict[str, Any]) -> None:
     text.append(
-        f"\n  {p.get('runs', 0)} runs, {p.get('failures', 0)} failed"
+        f"\n  {p.get('runs', 0)} run{'' if p.get('runs', 0) == 1 else 's'},"
+        f" {p.get('failures', 0)} failed"
         f" ({p.get('inferred', 0)} inferred) since {str(p.get('since', ''))[:10]}\n",
         style="bold",
     )

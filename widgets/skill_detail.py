@@ -16,6 +16,7 @@ from textual.widgets import Static
 
 from store.models import SkillDetail, Suggestion
 from store.models.overlap import OverlapPair
+from store.models.skills import FITS_WELL
 from store.text import home_relative, neutralise, one_line
 
 MAX_BODY_CHARS = 200_000
@@ -157,8 +158,9 @@ def _governance(out: Text, detail: SkillDetail) -> None:
 def _why(out: Text, hit: Suggestion) -> None:
     _section(out, "Why it was suggested")
     out.append(
-        f"score {hit.score:.3f} = lexical {hit.lexical:.2f}, dense {hit.dense:.2f},"
-        f" importance {hit.importance:.2f}\n"
+        f"fit {hit.relevance:.2f} (the task against its card and use text; well from"
+        f" {FITS_WELL:.2f}) · rank score {hit.score:.3f} = lexical {hit.lexical:.2f}, dense"
+        f" {hit.dense:.2f}, importance {hit.importance:.2f} (relative to the other hits)\n"
     )
     if hit.matched_terms:
         out.append("matched terms: ", style="bold")

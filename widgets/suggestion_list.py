@@ -10,7 +10,7 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from store.models import Suggestion
+from store.models.skills import FITS_WELL, Suggestion
 from store.text import one_line
 
 
@@ -37,8 +37,12 @@ class SuggestionList(OptionList):
         return self._suggestions
 
     def set_suggestions(self, suggestions: Sequence[Suggestion]) -> None:
+        """Show `suggestions`; when none fits the task well (`FITS_WELL`), a line says so
+        above them (they stay: the closest there is)."""
         self._suggestions = list(suggestions)
         self.clear_options()
+        if self._suggestions and not fits_well(self._suggestions):
+            self.add_option(Option(no_fit(self._suggestions), id=NO_FIT, disabled=True))
         self.add_options(
             Option(_prompt(rank, s), id=str(s.skill_id))
             for rank, s in enumerate(self._suggestions, start=1)
@@ -46,15 +50,34 @@ class SuggestionList(OptionList):
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         event.stop()
-        index = event.option_index
-        if 0 <= index < len(self._suggestions):
-            self.post_message(self.SuggestionHighlighted(self._suggestions[index]))
+        chosen = event.option.id
+        for suggestion in self._suggestions:
+            if str(suggestion.skill_id) == chosen:
+                self.post_message(self.SuggestionHighlighted(suggestion))
+                return
+
+
+#: The id of the line saying no skill fits well.
+NO_FIT = "no-fit"
+
+
+def fits_well(suggestions: Sequence[Suggestion]) -> bool:
+    """Whether any suggestion fits its task well (an absolute relevance, not the rank)."""
+    return any(s.relevance >= FITS_WELL for s in suggestions)
+
+
+def no_fit(suggestions: Sequence[Suggestion]) -> Text:
+    best = max((s.relevance for s in suggestions), default=0.0)
+    return Text(
+        f"no skill fits well (best fit {best:.2f}, below {FITS_WELL:.2f}): the closest",
+        style="bold yellow",
+    )
 
 
 def _prompt(rank: int, s: Suggestion) -> Text:
     text = Text(f"{rank:>2}. ")
     text.append(one_line(s.name, 40), style="bold")
-    text.append(f"  {s.score:.2f}", style="cyan")
+    text.append(f"  fit {s.relevance:.2f}", style="cyan" if s.relevance >= FITS_WELL else "dim")
     if s.status not in ("stable", "proposed"):
         text.append(f"  {s.status}", style="yellow")
     terms = ", ".join(s.matched_terms[:5])

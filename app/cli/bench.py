@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from app.cli.common import CliError, Subcommands, add_command, say
+from app.cli.progress import Feedback
 from store.text import safe_json
 
 
@@ -26,12 +27,35 @@ def register(sub: Subcommands) -> None:
     register_kit(sub)
 
 
+#: Rough wall-clock minutes of a whole first run on two cores, full and `--quick` (the
+#: lifecycle library and the team hub are built, then cached; see the README's budgets).
+BENCH_MINUTES = {False: 30, True: 5}
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     from store.bench import run_bench  # asyncio and the skill linter: only `bench` loads them
 
-    results = run_bench(quick=args.quick, only=set(args.only))
+    with Feedback.for_args(args) as feedback:
+        if feedback.enabled:
+            feedback.tell(bench_text(args.quick, args.only))
+
+        def progress(done: int, total: int, phase: str) -> None:
+            feedback.count(done, total, f"bench: {phase}" if phase else "bench: done")
+
+        results = run_bench(quick=args.quick, only=set(args.only), progress=progress)
     print(safe_json(results))
     return 0
+
+
+def bench_text(quick: bool, only: list[str]) -> str:
+    """What a bench run does, and roughly how long it takes."""
+    sizes = "small sizes (--quick)" if quick else "full sizes"
+    parts = f"{len(set(only))} part(s)" if only else "every part"
+    whole = f"~{BENCH_MINUTES[quick]} min for every part"
+    return (
+        f"bench: builds synthetic libraries in its cache folder and measures {parts} at {sizes}"
+        f" ({whole}); the JSON results follow"
+    )
 
 
 def register_kit(sub: Subcommands) -> None:

@@ -4,9 +4,11 @@ a freshly built demo library."""
 from __future__ import annotations
 
 import argparse
+import shlex
 from pathlib import Path
 
 from app.cli.common import Subcommands, add_command, library_at, say
+from app.cli.progress import Feedback
 from store.paths import default_demo_dir, resolve_library_dir
 
 
@@ -22,17 +24,46 @@ def cmd_app(args: argparse.Namespace) -> int:
     return _run_app(resolve_library_dir(args.library))
 
 
+#: Rough seconds of a first demo build on a laptop core (the embedding model loaded).
+DEMO_SECONDS = 25
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from store.demo import build_demo  # loads the whole store (numpy, hnswlib): only here
 
     target = Path(args.library).expanduser().resolve() if args.library else default_demo_dir()
-    build_demo(target, fresh=args.fresh)
+    first = args.fresh or not (target / "demo-skills").exists()
+    with Feedback.for_args(args) as feedback:
+        if first and feedback.enabled:
+            feedback.tell(
+                f"building the demo library at {target}: 26 skills scanned and embedded, six"
+                " sessions ingested and reviewed, patterns, eight weeks of runs"
+                f" (~{DEMO_SECONDS} s, the first time only)"
+            )
+
+        def progress(done: int, total: int, stage: str) -> None:
+            feedback.count(done, total, stage or "done")
+
+        build_demo(target, fresh=args.fresh, progress=progress)
     with library_at(target) as library:  # the first scan's count misses the graduated skill
         count = library.skill_count()
-    say(f"demo library at {target}: {count} skills")
+    say(demo_text(target, count))
     if args.no_open:
         return 0
     return _run_app(target)
+
+
+def demo_text(target: Path, count: int) -> str:
+    """Where the demo library lives and how to point the CLI at it."""
+    where = shlex.quote(str(target))
+    return "\n".join(
+        (
+            f"demo library at {target}: {count} skills",
+            "the CLI uses your own library unless told otherwise; on the demo:",
+            f"  librarian --library {where} audit    (any command: skills, health, audit…)",
+            f"  export LIBRARIAN_HOME={where}    (every command in this shell)",
+        )
+    )
 
 
 def _run_app(root: Path) -> int:

@@ -189,11 +189,12 @@ def health_text(rows: list[SkillHealth], changes: list[str]) -> str:
         rate = f"{h.failure_rate:>4.0%}" if h.runs else "   -"
         out.append(
             f"{h.verdict:<9} {one_line(h.name, 40):<40} {h.status:<10} v{h.version_no:<3}"
-            f" {h.runs:>4} runs {rate} failed  [{sparkline(h.trend)}]"
+            f" {h.runs:>4} {'run ' if h.runs == 1 else 'runs'} {rate} failed"
+            f"  [{sparkline(h.trend)}]"
         )
         if len(h.versions) > 1:
             out += [
-                f"          v{v.version_no}: {v.runs} runs,"
+                f"          v{v.version_no}: {v.runs} run{'' if v.runs == 1 else 's'},"
                 f" {v.failure_rate:.0%} failed, {v.verdict}"
                 for v in h.versions
             ]

@@ -22,6 +22,7 @@ from app.cli.common import (
     say,
     short_id,
 )
+from app.cli.progress import MODEL_LOAD_SECONDS, Feedback, seconds
 from store.errors import LibrarianError
 from store.files import regular_file_problem
 from store.ingest.cold import ColdTierUnavailable, client_from_config
@@ -168,9 +169,34 @@ def cmd_ingest(
             if not _confirmed(args, plan, read):
                 say("nothing ingested, nothing sent", file=sys.stderr)
                 return DECLINED
-        report = library.ingest(args.paths or None, llm=client, again=args.again)
+        with Feedback.for_args(args) as feedback:
+            progress = _ingest_progress(feedback, first=not library.sessions(limit=1))
+            report = library.ingest(
+                args.paths or None, llm=client, again=args.again, progress=progress
+            )
     emit(args, plain(report), ingest_text(report))
     return 0
+
+
+#: Rough cost of ingesting one transcript on a laptop core, the embedding model loaded once
+#: (the corpus: 10 transcripts, 1 MB, in about 7 s).
+INGEST_SECONDS = 0.5
+
+
+def _ingest_progress(feedback: Feedback, *, first: bool) -> Callable[[int, int], None]:
+    """A bar over the transcript files; on a first ingest, a line saying what it does."""
+
+    def progress(done: int, total: int) -> None:
+        if done == 0 and first and feedback.enabled:
+            feedback.tell(
+                f"first ingest: {total:,} transcript{'s' if total != 1 else ''} found; each is"
+                " parsed, its reasoning extracted, redacted and embedded (the model loads"
+                f" once), {seconds(MODEL_LOAD_SECONDS + INGEST_SECONDS * total)}; later"
+                " ingests skip what is unchanged"
+            )
+        feedback.count(done, total, "ingesting transcripts")
+
+    return progress
 
 
 def _confirmed(args: argparse.Namespace, plan: UpgradePlan, read: Callable[[str], str]) -> bool:

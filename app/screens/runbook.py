@@ -302,7 +302,7 @@ class RunbookScreen(LibrarianScreen):
         open_runs = sum(1 for r in self.runs if r.status == "open")
         status.update(
             Text(
-                f"{len(self.runs)} runs, {open_runs} open"
+                f"{len(self.runs)} run{'' if len(self.runs) == 1 else 's'}, {open_runs} open"
                 + ("" if self.show_all else " (open only: o shows all)")
             )
         )
@@ -378,6 +378,8 @@ class RunbookScreen(LibrarianScreen):
 
     @on(OptionList.OptionHighlighted, "#run-steps")
     def _step_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        if event.option_index != event.option_list.highlighted:
+            return  # a late event from the run shown before (its last step): not this one's
         self._show_step(event.option_index)
 
     def _show_step(self, index: int) -> None:

@@ -115,6 +115,8 @@ def ingest(
     started = time.perf_counter()
     files = main_files(paths)
     outcomes = []
+    if progress is not None:
+        progress(0, len(files))  # what is ahead, before the work starts
     for done, main_file in enumerate(files, start=1):
         outcomes.append(ingest_file(library, main_file))
         if progress is not None:

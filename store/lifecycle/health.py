@@ -359,8 +359,14 @@ def _clean_runs(conn: Any) -> dict[int, int]:
     return {int(r[0]): int(r[1]) for r in rows if int(r[2]) == 0}
 
 
+#: The key the counts of `first` and `verdict_counts` give retired skills: no longer served,
+#: they are counted apart from the verdicts (a retired skill that failed is not drifting).
+RETIRED = "retired"
+
+
 def first(library: Kernel, limit: int = 200) -> tuple[list[SkillHealth], dict[str, int]]:
-    """The `limit` worst skills and how many skills have each verdict, for a first look:
+    """The `limit` worst skills and how many skills have each verdict (retired skills apart,
+    under `RETIRED`), for a first look:
     SQLite counts, judges and orders every skill (the same rules as `compute`), and only the
     first rows become objects. Flags and trends are left out (`compute` has them); ties are
     ordered by name alone, so `compute`'s order can differ among equally bad skills."""
@@ -387,7 +393,7 @@ def first(library: Kernel, limit: int = 200) -> tuple[list[SkillHealth], dict[st
                     CASE WHEN runs > 0 THEN fails * 1.0 / runs ELSE 0.0 END AS rate
                 FROM j)
             SELECT skill_id, CASE WHEN runs = 0 THEN 3 WHEN runs < :min THEN 2
-                WHEN rate > :fail THEN 0 WHEN rate > :warn THEN 1 ELSE 2 END AS rank
+                WHEN rate > :fail THEN 0 WHEN rate > :warn THEN 1 ELSE 2 END AS rank, gone
             FROM k ORDER BY gone, rank, rate DESC, name, skill_id
             """,
             {
@@ -399,9 +405,9 @@ def first(library: Kernel, limit: int = 200) -> tuple[list[SkillHealth], dict[st
             },
         ).fetchall()
         names = {rank: verdict for verdict, rank in VERDICT_ORDER.items()}
-        totals = dict.fromkeys(HEALTH_VERDICTS, 0)
-        for _sid, rank in ranked:
-            totals[names[rank]] += 1
+        totals = {**dict.fromkeys(HEALTH_VERDICTS, 0), RETIRED: 0}
+        for _sid, rank, gone in ranked:
+            totals[RETIRED if gone else names[rank]] += 1
         chosen = [int(r[0]) for r in ranked[:limit]]
         rows = _rows_for(conn, chosen, since, s)
     return rows, totals

@@ -126,6 +126,14 @@ class SkillDetail:
     unproven: tuple[UnprovenRequirement, ...] = ()  # stable, yet on a proposed skill
 
 
+#: A suggestion's `relevance` (the cosine of the task with the skill's card or use text)
+#: below which no skill fits the task well. Calibrated on the demo's skills (off-topic tasks
+#: such as "bake sourdough bread" or "knit a wool scarf": best 0.10-0.13; the demo's real
+#: tasks: 0.38-0.85) and on `store/eval` over the 217 corpus skills (0.25 leaves 24 of 434
+#: real queries below, 5 of 40 unrelated chat prompts above).
+FITS_WELL = 0.25
+
+
 @dataclass(frozen=True)
 class Suggestion:
     """One ranked skill for a task context, with the evidence behind its rank."""
@@ -140,6 +148,10 @@ class Suggestion:
     importance: float
     matched_terms: tuple[str, ...] = ()
     reasons: tuple[str, ...] = field(default=())
+    #: How well the task fits the skill, on an absolute scale (the cosine of the task with
+    #: the skill's card or use text, as the prompt hook judges): `score` ranks, relative to
+    #: the other hits; this one says whether any fits (`FITS_WELL`).
+    relevance: float = 0.0
 
 
 @dataclass(frozen=True)

@@ -181,14 +181,16 @@ def context(db: Database, node: Node, radius: int = 3) -> list[ContextMessage]:
 
 def counts(db: Database, since: str) -> QueueCounts:
     """Pending and suppressed now, and approvals/rejections at or after `since` (an ISO
-    timestamp)."""
+    timestamp) that still stand: a decision undone since no longer counts."""
     with db.read() as conn:
         by_status = dict(
             conn.execute("SELECT status, count(*) FROM nodes GROUP BY status").fetchall()
         )
         decided = conn.execute(
-            "SELECT count(*) FROM audit WHERE ts >= ? AND action IN ('approved', 'rejected')",
-            (since,),
+            "SELECT count(*) FROM audit WHERE ts >= ? AND action IN ('approved', 'rejected')"
+            " AND batch NOT IN (SELECT substr(batch, 6) FROM audit WHERE ts >= ?"
+            " AND action = 'reopened' AND batch LIKE 'undo:%')",
+            (since, since),
         ).fetchone()[0]
     return QueueCounts(
         by_status.get("pending", 0),

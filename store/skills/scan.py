@@ -77,6 +77,8 @@ def scan(
     known = known_by_path(k)
     tally = _ScanTally(skipped=[_kept(s, known.get(s.path)) for s in walk_skips])
     size = scan_batch_size(len(found))
+    if progress is not None:
+        progress(0, len(found))  # what is ahead, before the work starts
     for start in range(0, len(found), size):
         _scan_batch(k, found[start : start + size], known, tally, embed=embed)
         if progress is not None:

@@ -110,9 +110,9 @@ async def test_worst_first_with_counts_trends_and_detail(pilot: Pilot[int]) -> N
     assert "75%" in line
     assert "·······▆" in line  # seven weeks without runs, then 75% failed
     detail = detail_text(pilot)
-    assert "3 of 4 runs failed (75%), above the fail threshold 50%" in detail
+    assert "3 of 4 runs failed in the last 30 days (75%), above the fail threshold 50%" in detail
     assert "v1 (served)" in detail
-    assert "Last 4 runs (3 failed)" in detail
+    assert "Recorded runs, every version, any age: the last 4 runs (3 failed)" in detail
     assert HOSTILE.replace("\x1b", "\\x1b") in detail  # literally, escapes made visible
     assert "window 30 days" in detail
 

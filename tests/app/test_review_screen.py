@@ -134,7 +134,10 @@ async def test_approve_moves_on_and_undo_brings_it_back(
     assert current(pilot).node_id == first  # back, with the cursor on it
     assert demo_library.node(first).status == "pending"
     assert [e.action for e in demo_library.audit(node_id=first)] == ["reopened", "approved"]
-    assert status(pilot).startswith(f"{before.pending} pending")
+    assert status(pilot).startswith(
+        f"{before.pending} pending · {before.suppressed} kept out (S: show) · 0 decided today"
+    )  # the undone decision no longer counts
+    assert demo_library.queue_counts().decided_today == 0
     assert "undone: 1 node restored" in [n.message for n in pilot.app._notifications]
 
 

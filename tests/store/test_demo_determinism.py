@@ -59,7 +59,12 @@ BUILD = textwrap.dedent(
     from store.library import Library
 
     target = Path(sys.argv[1])
-    build_demo(target, clock=stepping_clock())
+    stages = []
+    build_demo(target, progress=lambda done, total, stage: stages.append([done, total, stage]))
+    with Library(target) as library:  # as the app and the CLI open it: the demo's own "now"
+        now = library.clock()
+        health = library.health_first()[1]
+        verdicts = sorted((h.name, h.verdict) for h in library.health()[0])
     with Library(target, clock=stepping_clock("2026-11-03T09:00:00+00:00", 0)) as library:
         conn = library.db.conn
         dump = {
@@ -73,6 +78,11 @@ BUILD = textwrap.dedent(
             "skills": [(s.name, s.status, s.version_no) for s in library.list_skills()],
             "importance": [library.get_skill(s.name).manifest["importance"]
                            for s in library.list_skills()],
+            "health": health,
+            "verdicts": verdicts,
+            "fixed": library.health_first()[1],
+            "now": now,
+            "stages": stages,
         }
     print(json.dumps(dump))
     """
@@ -97,7 +107,7 @@ def _build(target: Path, wall: str, home: Path) -> dict[str, object]:
 
 def test_demo_is_the_same_on_any_date(tmp_path: Path) -> None:
     """Built at the same path on two wall-clock dates years apart: the same events (hashes
-    included), nodes, patterns, statuses and importance."""
+    included), nodes, patterns, statuses, importance and Health counts."""
     target = tmp_path / "home" / "demo"
     first = _build(target, "2026-11-25T10:00:00+00:00", tmp_path / "home")
     assert first["events"], "the demo recorded no events"
@@ -105,3 +115,29 @@ def test_demo_is_the_same_on_any_date(tmp_path: Path) -> None:
     second = _build(target, "2031-06-01T23:59:00+00:00", tmp_path / "home")
     for key in ("events", "nodes", "patterns", "skills", "importance"):
         assert first[key] == second[key], f"the demo's {key} depend on the wall clock"
+
+    # Opened as the app and the CLI open it, the demo's "now" is its own (the morning after
+    # its fixed build clock): its recorded runs stay in the health window whatever the date,
+    # and Health counts what the screenshots show.
+    assert first["health"] == second["health"]
+    assert first["verdicts"] == second["verdicts"]
+    assert first["health"] == first["fixed"]
+    health = first["health"]
+    assert isinstance(health, dict)
+    assert health["HEALTHY"] >= 10, health
+    assert health["DEGRADING"] >= 1, health
+    assert str(first["now"]).startswith("2026-11-03T09:00")
+    from store.demo import DEMO_STAGES  # the build told its progress, stage by stage
+
+    total = len(DEMO_STAGES)
+    assert first["stages"] == [[i, total, s] for i, s in enumerate(DEMO_STAGES)] + [
+        [total, total, ""]
+    ]
+
+
+def test_the_screenshots_and_the_tests_open_the_demo_at_its_own_now() -> None:
+    from app.screenshots import NOW
+    from store.demo import DEMO_NOW
+    from tests.conftest import TEST_NOW
+
+    assert NOW == TEST_NOW == DEMO_NOW

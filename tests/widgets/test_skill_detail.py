@@ -71,6 +71,7 @@ def suggestion(skill_id: int = 25) -> Suggestion:
         status="stable",
         description="",
         score=0.8123,
+        relevance=0.61,
         lexical=0.5,
         dense=0.75,
         importance=1.0,
@@ -134,7 +135,9 @@ async def test_explains_a_suggestion_only_for_its_own_skill() -> None:
         await pilot.pause()
         text = shown(view)
         assert "Why it was suggested" in text
-        assert "score 0.812 = lexical 0.50, dense 0.75, importance 1.00" in text
+        assert "fit 0.61 (the task against its card and use text; well from 0.25)" in text
+        assert "rank score 0.812" in text
+        assert "lexical 0.50, dense 0.75, importance 1.00" in " ".join(text.split())
         assert "matched terms: terraform, plan" in text
 
 

@@ -9,7 +9,12 @@ from widgets.suggestion_list import SuggestionList
 
 
 def suggestion(
-    skill_id: int, name: str, score: float, status: str = "stable", terms: tuple[str, ...] = ()
+    skill_id: int,
+    name: str,
+    score: float,
+    status: str = "stable",
+    terms: tuple[str, ...] = (),
+    relevance: float = 0.0,
 ) -> Suggestion:
     return Suggestion(
         skill_id=skill_id,
@@ -21,6 +26,7 @@ def suggestion(
         dense=score,
         importance=1.0,
         matched_terms=terms,
+        relevance=relevance or score / 2,
     )
 
 
@@ -28,6 +34,11 @@ RANKED = [
     suggestion(13, "kubernetes-rollback", 0.98, terms=("roll", "back", "deploy")),
     suggestion(12, "k8s-rollback-v1", 0.53, status="deprecated", terms=("back",)),
     suggestion(14, "kubernetes-rollout", 0.5),
+]
+#: A task no skill fits: the ranks still spread 1.0 .. 0.5, the absolute fit is low.
+UNFIT = [
+    suggestion(13, "kubernetes-rollback", 1.0, relevance=0.11),
+    suggestion(14, "kubernetes-rollout", 0.5, relevance=0.09),
 ]
 
 
@@ -71,9 +82,9 @@ async def test_lines_show_rank_name_score_status_and_terms() -> None:
         await pilot.pause()
         shown = [line.strip() for line in lines(widget) if line.strip()]
         assert shown == [
-            "1. kubernetes-rollback  0.98  roll, back, deploy",
-            "2. k8s-rollback-v1  0.53  deprecated  back",
-            "3. kubernetes-rollout  0.50",
+            "1. kubernetes-rollback  fit 0.49  roll, back, deploy",
+            "2. k8s-rollback-v1  fit 0.27  deprecated  back",
+            "3. kubernetes-rollout  fit 0.25",
         ]
         widget.set_suggestions([])
         await pilot.pause()
@@ -111,3 +122,25 @@ async def test_untrusted_names_render_literally() -> None:
         assert "\\x1b[31mred\\x1b]0;title\\x07" in text
         assert "<U+202E>evil" in text
         assert not {"\x1b", "\x07", "\u202e"} & set(text)
+
+
+async def test_when_no_skill_fits_well_a_line_says_so_above_the_closest() -> None:
+    app = SuggestApp()
+    async with app.run_test(size=(100, 10)) as pilot:
+        widget = app.query_one(SuggestionList)
+        widget.set_suggestions(UNFIT)
+        await pilot.pause()
+        shown = [line.strip() for line in lines(widget) if line.strip()]
+        assert shown == [
+            "no skill fits well (best fit 0.11, below 0.25): the closest",
+            "1. kubernetes-rollback  fit 0.11",
+            "2. kubernetes-rollout  fit 0.09",
+        ]
+        widget.focus()
+        await pilot.press("down")
+        await pilot.press("down")
+        assert app.highlighted  # the note is not a suggestion: only skills are posted
+        assert {s.skill_id for s in app.highlighted} <= {13, 14}
+        widget.set_suggestions(RANKED)  # one fits well: no note
+        await pilot.pause()
+        assert widget.option_count == len(RANKED)

@@ -110,11 +110,14 @@ class NodeList(DecisionPane):
         if not complete:
             counted = {k: v for k, v in filters.items() if k not in ("order", "by_session")}
             total = self.source.node_count(**counted)
-        sessions = self.source.session_starts() if filters["by_session"] else None
+        starts = self.source.session_starts()
+        sessions = starts if filters["by_session"] else None
         if worker.is_cancelled:  # a newer filter won: drop stale rows
             return
         done = complete or not first_page
-        self.post_message(NodesLoaded(rows, total, focus, complete=done, sessions=sessions))
+        self.post_message(
+            NodesLoaded(rows, total, focus, complete=done, sessions=sessions, starts=starts)
+        )
         if first_page and rows:  # the cursor starts on the first row: its transcript too
             first = rows[0]
             self.post_message(NodeContextLoaded(first.node_id, self.source.node_context(first)))
@@ -196,6 +199,8 @@ class NodeList(DecisionPane):
         focus = message.focus or self._want_focus
         if message.sessions is not None or table.grouped:
             table.group_by_session(message.sessions)
+        if message.starts is not None:
+            table.set_session_times(message.starts)
         table.set_rows(message.rows, focus=focus)
         if focus and table.current and table.current.node_id == focus:
             self._want_focus = None
