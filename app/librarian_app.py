@@ -23,11 +23,14 @@ from app.messages import (
     ModelReady,
     NodeGraphRequested,
     NodeOpenRequested,
+    PatternOpenRequested,
     SessionGraphLoaded,
+    SessionOpenRequested,
     SkillScreenRequested,
+    SkillShowRequested,
     SkillsLoaded,
 )
-from app.screens.base import LibrarianScreen
+from app.screens.base import VIEWS, LibrarianScreen
 from app.screens.graph import GraphScreen
 from app.screens.health import HealthScreen
 from app.screens.lineage import LineageScreen
@@ -41,20 +44,11 @@ from store.embed import EmbeddingError
 from store.library import Library
 from store.models import Node
 from store.text import one_line
+from store.verify import verify
 from widgets.dag_view import DagView
 
-#: Number keys in the order of the design; only screens that exist are listed.
-VIEWS: tuple[tuple[str, str, str], ...] = (
-    ("1", "review", "Review"),
-    ("2", "sessions", "Sessions"),
-    ("3", "skills", "Skills"),
-    ("4", "graph", "Graph"),
-    ("5", "health", "Health"),
-    ("6", "patterns", "Patterns"),
-    ("7", "lineage", "Lineage"),
-    ("8", "runbook", "Runbook"),
-    ("9", "team", "Team"),
-)
+#: VIEWS lives with the screens (app.screens.base); re-exported for the bench.
+__all__ = ["VIEWS", "LibrarianApp"]
 
 
 class LibrarianApp(App[int]):
@@ -233,12 +227,6 @@ class LibrarianApp(App[int]):
         assert isinstance(screen, SkillsScreen)
         return screen
 
-    async def _review_screen(self) -> ReviewScreen:
-        await self.action_view("review")
-        screen = self.get_screen("review")
-        assert isinstance(screen, ReviewScreen)
-        return screen
-
     async def action_rescan(self) -> None:
         (await self._skills_screen()).action_rescan()
 
@@ -251,9 +239,16 @@ class LibrarianApp(App[int]):
     async def show_skill(self, skill_id: int) -> None:
         (await self._skills_screen()).select_skill(skill_id)
 
-    async def review_command(self, action: str) -> None:
-        """Run a review action (approve, reject, …) on the review screen."""
-        (await self._review_screen()).run_command(action)
+    async def action_on_screen(self, mode: str, action: str) -> None:
+        """Show a screen, then run one of its actions (the command palette's entries)."""
+        await self.action_view(mode)
+        await self.run_action(action, self.get_screen(mode))
+
+    async def action_show_skill(self, skill_id: int) -> None:
+        await self.show_skill(skill_id)
+
+    async def on_skill_show_requested(self, message: SkillShowRequested) -> None:
+        await self.show_skill(message.skill_id)
 
     async def on_skill_screen_requested(self, message: SkillScreenRequested) -> None:
         await self.open_skill_screen(message.mode, message.skill)
@@ -270,7 +265,16 @@ class LibrarianApp(App[int]):
             await screen.show_skill(skill)
 
     async def on_node_open_requested(self, message: NodeOpenRequested) -> None:
-        (await self._review_screen()).show_node(message.node)
+        await self.action_view("review")
+        screen = self.get_screen("review")
+        assert isinstance(screen, ReviewScreen)
+        screen.show_node(message.node)
+
+    async def action_open_session(self, session_id: str) -> None:
+        await self.open_session(session_id)
+
+    async def on_session_open_requested(self, message: SessionOpenRequested) -> None:
+        await self.open_session(message.session_id)
 
     async def open_session(self, session_id: str) -> None:
         await self.action_view("sessions")
@@ -300,23 +304,20 @@ class LibrarianApp(App[int]):
             self._graph_node = None
             dag.focus()
 
-    async def _patterns_screen(self) -> PatternsScreen:
+    async def show_pattern(self, pattern_id: str) -> None:
         await self.action_view("patterns")
         screen = self.get_screen("patterns")
         assert isinstance(screen, PatternsScreen)
-        return screen
+        screen.show_pattern(pattern_id)
 
-    async def show_pattern(self, pattern_id: str) -> None:
-        (await self._patterns_screen()).show_pattern(pattern_id)
+    async def action_show_pattern(self, pattern_id: str) -> None:
+        await self.show_pattern(pattern_id)
 
-    async def patterns_command(self, action: str) -> None:
-        """Run a Patterns screen action (graduate, consolidate, …) on that screen."""
-        (await self._patterns_screen()).run_command(action)
+    async def on_pattern_open_requested(self, message: PatternOpenRequested) -> None:
+        await self.show_pattern(message.pattern_id)
 
     @work(thread=True, group="verify", exit_on_error=False)
     def action_verify(self) -> None:
-        from store.verify import verify
-
         report = verify(self.library.kernel)
         failed = [c.name for c in report.checks if not c.ok]
         if report.ok:

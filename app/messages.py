@@ -235,6 +235,27 @@ class SkillScreenRequested(Message):
     skill: str
 
 
+@dataclass
+class SkillShowRequested(Message):
+    """Open the Skills screen on one skill (by id). Any screen may post it."""
+
+    skill_id: int
+
+
+@dataclass
+class SessionOpenRequested(Message):
+    """Open the Sessions screen on one session's reasoning DAG. Any screen may post it."""
+
+    session_id: str
+
+
+@dataclass
+class PatternOpenRequested(Message):
+    """Open the Patterns screen on one pattern. Any screen may post it."""
+
+    pattern_id: str
+
+
 # -- computed relation proposals (the review queue's third list) -------------------------------
 
 

@@ -12,19 +12,18 @@ from textual.message import Message
 from store.models import Draft
 from store.text import one_line
 from widgets.decision_table import DecisionTable
-from widgets.line_table import navigation_bindings
+from widgets.line_table import Column, navigation_bindings
 from widgets.pattern_text import when
 
-#: (title, width); width 0 takes what is left.
-COLUMNS: tuple[tuple[str, int], ...] = (
-    ("", 1),
-    ("skill", 0),
-    ("cites", 5),
-    ("pattern", 15),
-    ("drafted", 16),
-    ("by", 24),
-)
 STATUS_GLYPHS = {"pending": "✎", "approved": "✓", "rejected": "✗"}
+COLUMNS: tuple[Column[Draft], ...] = (
+    Column("", 1, lambda r: STATUS_GLYPHS.get(r.status, "?")),
+    Column("skill", 0, lambda r: one_line(r.name, 200)),
+    Column("cites", 5, lambda r: str(len(r.citations))),
+    Column("pattern", 15, lambda r: one_line(r.pattern_id, 40)),
+    Column("drafted", 16, lambda r: when(r.created_at)),
+    Column("by", 24, lambda r: one_line(r.created_by, 200) or "unknown"),
+)
 
 
 class DraftTable(DecisionTable[Draft, str]):
@@ -94,23 +93,13 @@ class DraftTable(DecisionTable[Draft, str]):
     def row_key(self, row: Draft) -> str:
         return row.draft_id
 
-    def values(self, row: Draft) -> list[str]:
-        return [
-            STATUS_GLYPHS.get(row.status, "?"),
-            one_line(row.name, 200),
-            str(len(row.citations)),
-            one_line(row.pattern_id, 40),
-            when(row.created_at),
-            one_line(row.created_by, 200) or "unknown",
-        ]
-
     def _announce(self, key: str | None) -> None:
         self.post_message(self.Highlighted(self, key))
 
     def _select(self, key: str) -> None:
         self.post_message(self.Selected(self, key))
 
-    def _cell_style(self, key: str, row: Draft) -> Style:
+    def cell_style(self, key: str, row: Draft) -> Style:
         if key == "" and row.status == "pending":
             return self.get_component_rich_style("draft-table--pending")
         if key in ("pattern", "drafted", "by"):

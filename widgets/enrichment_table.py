@@ -12,18 +12,17 @@ from textual.message import Message
 from store.models import Enrichment
 from store.text import one_line
 from widgets.decision_table import DecisionTable
-from widgets.line_table import navigation_bindings
+from widgets.line_table import Column, navigation_bindings
 from widgets.pattern_text import when
 
-#: (title, width); width 0 takes what is left.
-COLUMNS: tuple[tuple[str, int], ...] = (
-    ("", 1),
-    ("skill", 0),
-    ("ver", 4),
-    ("by", 18),
-    ("proposed", 16),
-)
 STATUS_GLYPHS = {"pending": "✎", "approved": "✓", "rejected": "✗", "stale": "~", "replaced": "~"}
+COLUMNS: tuple[Column[Enrichment], ...] = (
+    Column("", 1, lambda r: STATUS_GLYPHS.get(r.status, "?")),
+    Column("skill", 0, lambda r: one_line(r.skill_name, 200)),
+    Column("ver", 4, lambda r: f"v{r.version_no}"),
+    Column("by", 18, lambda r: one_line(r.source, 60)),
+    Column("proposed", 16, lambda r: when(r.created_at)),
+)
 
 
 class EnrichmentTable(DecisionTable[Enrichment, str]):
@@ -100,22 +99,13 @@ class EnrichmentTable(DecisionTable[Enrichment, str]):
     def row_key(self, row: Enrichment) -> str:
         return row.proposal_id
 
-    def values(self, row: Enrichment) -> list[str]:
-        return [
-            STATUS_GLYPHS.get(row.status, "?"),
-            one_line(row.skill_name, 200),
-            f"v{row.version_no}",
-            one_line(row.source, 60),
-            when(row.created_at),
-        ]
-
     def _announce(self, key: str | None) -> None:
         self.post_message(self.Highlighted(self, key))
 
     def _select(self, key: str) -> None:
         self.post_message(self.Selected(self, key))
 
-    def _cell_style(self, key: str, row: Enrichment) -> Style:
+    def cell_style(self, key: str, row: Enrichment) -> Style:
         if key == "" and row.status == "pending":
             return self.get_component_rich_style("enrichment-table--pending")
         if key in ("ver", "by", "proposed"):

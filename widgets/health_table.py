@@ -22,22 +22,23 @@ from textual.strip import Strip
 from store.models import HEALTH_VERDICTS, SkillHealth
 from store.text import one_line
 from widgets.graph_style import status_style, verdict_style
-from widgets.line_table import LineTable, fit, navigation_bindings, pad
+from widgets.line_table import Column, LineTable, fit, fit_cell, navigation_bindings
 
 SPARKS = "▁▂▃▄▅▆▇█"
 NO_RUNS = "·"
 NO_TREND = (-1.0,) * 8  # eight weeks without runs
-#: (title, width, right-aligned); width 0 takes what is left.
-COLUMNS: tuple[tuple[str, int, bool], ...] = (
-    ("verdict", 9, False),
-    ("skill", 0, False),
-    ("status", 10, False),
-    ("runs", 5, True),
-    ("fail", 5, True),
-    ("rate", 4, True),
-    ("trend", 8, False),
-    ("last run", 10, False),
-    ("flags", 26, False),
+#: The columns; the cells are drawn by `HealthTable.render_row` (each in its own style, the
+#: trend as a sparkline).
+COLUMNS: tuple[Column[SkillHealth], ...] = (
+    Column("verdict", 9),
+    Column("skill", 0),
+    Column("status", 10),
+    Column("runs", 5, right=True),
+    Column("fail", 5, right=True),
+    Column("rate", 4, right=True),
+    Column("trend", 8),
+    Column("last run", 10),
+    Column("flags", 26),
 )
 
 
@@ -124,6 +125,8 @@ class HealthTable(LineTable[SkillHealth, int]):
     HealthTable > .health-table--warning { color: $text-warning; }
     """
 
+    FILL_MIN = 12
+    COLUMNS = COLUMNS
     COMPONENT_PREFIX = "health-table"
     KEEP_POSITION = True
 
@@ -185,9 +188,6 @@ class HealthTable(LineTable[SkillHealth, int]):
 
     # -- rendering -----------------------------------------------------------------
 
-    def render_header(self, width: int) -> Strip:
-        return self._text_line(_header(width), "header", width)
-
     def render_row(self, row: SkillHealth, is_cursor: bool, width: int) -> Strip:
         cursor = self.get_component_rich_style("health-table--cursor")
         segments = [
@@ -197,7 +197,7 @@ class HealthTable(LineTable[SkillHealth, int]):
         return Strip(segments).crop(0, width).simplify()
 
     def _cells(self, h: SkillHealth, width: int) -> list[tuple[str, Style]]:
-        widths = _widths(width)
+        widths = self.column_widths(width)
         dim = self.get_component_rich_style("health-table--dim")
         warning = self.get_component_rich_style("health-table--warning")
         rate = f"{h.failure_rate:.0%}" if h.runs else "-"
@@ -210,8 +210,8 @@ class HealthTable(LineTable[SkillHealth, int]):
             (rate, verdict_style(h.verdict) if h.failures else dim),
         ]
         cells: list[tuple[str, Style]] = []
-        for (_, _, right), w, (value, style) in zip(COLUMNS, widths, plain, strict=False):
-            cells.append(((value[-w:].rjust(w) if right else fit(value, w)) + " ", style))
+        for column, w, (value, style) in zip(COLUMNS, widths, plain, strict=False):
+            cells.append((fit_cell(column, value, w) + " ", style))
         trend_style = verdict_style(h.verdict) if h.verdict != "IDLE" else dim
         spark = sparkline(self.trend_of(h))
         for char, empty in spark:
@@ -220,18 +220,6 @@ class HealthTable(LineTable[SkillHealth, int]):
         cells.append((fit(h.last_run[:10] or "never", widths[7]) + " ", dim))
         cells.append((fit(flags_text(h), widths[8]), warning))
         return cells
-
-
-def _widths(width: int) -> list[int]:
-    fixed = sum(w for _, w, _ in COLUMNS)
-    return [w if w else max(width - fixed - len(COLUMNS), 12) for _, w, _ in COLUMNS]
-
-
-def _header(width: int) -> str:
-    return " ".join(
-        title.rjust(w) if right else pad(title, w)
-        for (title, _, right), w in zip(COLUMNS, _widths(width), strict=True)
-    )
 
 
 #: Retired skills are counted apart from the verdicts (as `store.lifecycle.health.first`).

@@ -1,12 +1,16 @@
 """The base of the line-API tables: a cursor over rows under a fixed header (smooth at 10,000+
-rows). Subclasses say how a row is keyed and drawn, and which messages they post."""
+rows). Subclasses say how a row is keyed, which columns it has (`Column`: title, width rule,
+cell renderer) and which messages they post; the header, the widths and the row's cells
+follow from the columns."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import ClassVar, Generic, TypeVar
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Generic, TypeVar
 
 from rich.segment import Segment
+from rich.style import Style
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.geometry import Size
@@ -28,6 +32,20 @@ _NAVIGATION: tuple[tuple[str, str, str, str], ...] = (
 )
 
 
+@dataclass(frozen=True)
+class Column(Generic[RowT]):
+    """One column: its title, its width (0: what the fixed columns leave, at least the
+    table's FILL_MIN) and how a row's cell reads (`text`; None: the table's `cell_text`
+    supplies it). Right-aligned cells keep their end; `keep_end` cuts a long text at its start
+    (paths, where they differ)."""
+
+    title: str
+    width: int
+    text: Callable[[RowT], str] | None = None
+    right: bool = False
+    keep_end: bool = False
+
+
 def navigation_bindings(prefix: str, **tooltips: str) -> list[BindingType]:
     """The cursor bindings, with ids `{prefix}.up` … `{prefix}.last` and tooltips by id suffix
     (`up=…`, `page_down=…`); the keys are hidden from the footer."""
@@ -42,8 +60,10 @@ def navigation_bindings(prefix: str, **tooltips: str) -> list[BindingType]:
 class LineTable(ScrollView, Generic[RowT, KeyT], can_focus=True):
     """Rows of `RowT`, one per line, under a header that stays put while the rows scroll.
 
-    Subclasses give `row_key`, `render_header`, `render_row`, `_announce` and `_select` (which
-    post their own messages), `COMPONENT_PREFIX` (whose `--dim` class draws `empty_text`), and
+    Subclasses give `row_key`, `COLUMNS` (or their own `render_header` and `render_row`),
+    `_announce` and `_select` (which post their own messages), `COMPONENT_PREFIX` (whose
+    `--dim` class draws `empty_text` and whose `--header` and `--cursor` classes draw the
+    header and the cursor row), and
     their BINDINGS: `navigation_bindings(prefix, …)`, their own, then enter → `select`, so that
     the help panel lists enter last. A subclass that draws lines between its rows (group
     headers) maps rows to lines with `_line_count`, `_line_of`, `_row_at` and `_top_line_of`,
@@ -82,6 +102,11 @@ class LineTable(ScrollView, Generic[RowT, KeyT], can_focus=True):
     KEEP_POSITION: ClassVar[bool] = False
     #: Scroll to the cursor at once rather than after the next refresh, and after a resize too.
     EAGER_SCROLL: ClassVar[bool] = False
+
+    #: The columns, left to right (a subclass that draws its rows itself may have none).
+    COLUMNS: ClassVar[Sequence[Column[Any]]] = ()
+    #: The least width of the column that takes what is left.
+    FILL_MIN: ClassVar[int] = 10
 
     cursor: reactive[int] = reactive(0, always_update=True)
 
@@ -255,12 +280,64 @@ class LineTable(ScrollView, Generic[RowT, KeyT], can_focus=True):
         return self.render_row(self._rows[index], index == self.cursor, width)
 
     def render_header(self, width: int) -> Strip:
-        """The fixed first line."""
-        raise NotImplementedError
+        """The fixed first line: the column titles."""
+        return self._text_line(self.header_text(width), "header", width)
 
     def render_row(self, row: RowT, is_cursor: bool, width: int) -> Strip:
-        """One row's line, `width` cells wide."""
-        raise NotImplementedError
+        """One row's line, `width` cells wide. The cursor row is drawn in the cursor's colours
+        only (coloured text on the cursor is hard to read); a row with a `row_style` is drawn
+        in it whole; otherwise each cell in its `cell_style`."""
+        cells = self.cells(row, width)
+        if is_cursor:
+            cursor = self.get_component_rich_style(f"{self.COMPONENT_PREFIX}--cursor")
+            segments = [Segment(text, cursor) for _, text in cells]
+        else:
+            base = self.rich_style + self.row_base(row)
+            whole = self.row_style(row)
+            segments = [
+                Segment(text, base + (whole or self.cell_style(title, row)))
+                for title, text in cells
+            ]
+        return Strip(segments).crop(0, width).simplify()
+
+    # -- the column model ----------------------------------------------------------
+
+    def column_widths(self, width: int) -> list[int]:
+        """Each column's width in `width` cells (one space after each column)."""
+        fixed = sum(c.width for c in self.COLUMNS)
+        rest = max(width - fixed - len(self.COLUMNS), self.FILL_MIN)
+        return [c.width or rest for c in self.COLUMNS]
+
+    def header_text(self, width: int) -> str:
+        return " ".join(
+            c.title.rjust(w) if c.right else pad(c.title, w)
+            for c, w in zip(self.COLUMNS, self.column_widths(width), strict=True)
+        )
+
+    def cell_text(self, column: Column[Any], row: RowT) -> str:
+        """A cell's text before it is fitted to its column."""
+        if column.text is None:
+            raise NotImplementedError(f"no text for column {column.title!r}")
+        return column.text(row)
+
+    def cells(self, row: RowT, width: int) -> list[tuple[str, str]]:
+        """(column title, its text fitted to the column and a space) for one row."""
+        return [
+            (c.title, fit_cell(c, self.cell_text(c, row), w) + " ")
+            for c, w in zip(self.COLUMNS, self.column_widths(width), strict=True)
+        ]
+
+    def row_base(self, row: RowT) -> Style:
+        """A style under every cell of the row (a marked row, say)."""
+        return Style()
+
+    def row_style(self, row: RowT) -> Style | None:
+        """A style for the whole row instead of the cells' (a busy row, say), or None."""
+        return None
+
+    def cell_style(self, title: str, row: RowT) -> Style:
+        """The style of the cell in column `title` (not on the cursor row)."""
+        return Style()
 
     def render_between(self, line: int, width: int) -> Strip:
         """A line that holds no row (see `_row_at`); blank unless the subclass draws one."""
@@ -270,6 +347,13 @@ class LineTable(ScrollView, Generic[RowT, KeyT], can_focus=True):
         """`text` cut or padded to `width`, in the style of `{COMPONENT_PREFIX}--{component}`."""
         style = self.get_component_rich_style(f"{self.COMPONENT_PREFIX}--{component}")
         return Strip([Segment(pad(text, width), style)])
+
+
+def fit_cell(column: Column[Any], text: str, width: int) -> str:
+    """A cell's text fitted to its column: right-aligned cells keep their end."""
+    if column.right:
+        return text[-width:].rjust(width)
+    return fit(text, width, keep_end=column.keep_end)
 
 
 def pad(text: str, width: int) -> str:

@@ -6,24 +6,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from rich.segment import Segment
 from rich.style import Style
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.strip import Strip
 
 from store.models import Event
 from store.text import one_line
-from widgets.line_table import LineTable, fit, navigation_bindings, pad
+from widgets.line_table import Column, LineTable, navigation_bindings
 from widgets.lineage_text import event_summary, when
 
-#: (title, width); width 0 takes what is left.
-COLUMNS: tuple[tuple[str, int], ...] = (
-    ("seq", 7),
-    ("when", 16),
-    ("event", 22),
-    ("by", 18),
-    ("what", 0),
+COLUMNS: tuple[Column[Event], ...] = (
+    Column("seq", 7, lambda r: f"#{r.seq}"),
+    Column("when", 16, lambda r: when(r.ts)),
+    Column("event", 22, lambda r: one_line(r.type, 40)),
+    Column("by", 18, lambda r: one_line(r.actor, 60)),
+    Column("what", 0, lambda r: event_summary(r, 400)),
 )
 
 
@@ -75,6 +72,7 @@ class LineageEvents(LineTable[Event, int]):
     LineageEvents > .lineage-events--alert { color: $text-error; text-style: bold; }
     """
 
+    COLUMNS = COLUMNS
     COMPONENT_PREFIX = "lineage-events"
 
     #: Shown on the first row when there are no rows (set by the screen).
@@ -122,21 +120,7 @@ class LineageEvents(LineTable[Event, int]):
 
     # -- rendering -----------------------------------------------------------------
 
-    def render_header(self, width: int) -> Strip:
-        return self._text_line(_header(width), "header", width)
-
-    def render_row(self, row: Event, is_cursor: bool, width: int) -> Strip:
-        cells = _cells(row, width)
-        if is_cursor:
-            base = self.get_component_rich_style("lineage-events--cursor")
-            segments = [Segment(text, base) for _, text in cells]
-        else:
-            segments = [
-                Segment(text, self.rich_style + self._cell_style(key, row)) for key, text in cells
-            ]
-        return Strip(segments).crop(0, width).simplify()
-
-    def _cell_style(self, key: str, row: Event) -> Style:
+    def cell_style(self, key: str, row: Event) -> Style:
         if key == "event" and row.payload.get("alert"):
             return self.get_component_rich_style("lineage-events--alert")
         if key == "event" and row.type.startswith("skill.") and "from" in row.payload:
@@ -144,26 +128,3 @@ class LineageEvents(LineTable[Event, int]):
         if key in ("seq", "when", "by"):
             return self.get_component_rich_style("lineage-events--dim")
         return Style()
-
-
-def _widths(width: int) -> list[int]:
-    fixed = sum(w for _, w in COLUMNS)
-    return [w if w else max(width - fixed - len(COLUMNS), 10) for _, w in COLUMNS]
-
-
-def _header(width: int) -> str:
-    return " ".join(pad(title, w) for (title, _), w in zip(COLUMNS, _widths(width), strict=True))
-
-
-def _cells(row: Event, width: int) -> list[tuple[str, str]]:
-    values = [
-        f"#{row.seq}",
-        when(row.ts),
-        one_line(row.type, 40),
-        one_line(row.actor, 60),
-        event_summary(row, 400),
-    ]
-    return [
-        (key, fit(value, w) + " ")
-        for (key, _), w, value in zip(COLUMNS, _widths(width), values, strict=True)
-    ]

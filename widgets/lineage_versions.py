@@ -7,25 +7,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from rich.segment import Segment
 from rich.style import Style
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.strip import Strip
 
 from store.models import SKILL_STATUSES, LineageVersion
 from store.text import one_line
-from widgets.line_table import LineTable, fit, navigation_bindings, pad
+from widgets.line_table import Column, LineTable, navigation_bindings
 from widgets.lineage_text import when
 
-#: (title, width); width 0 takes what is left.
-COLUMNS: tuple[tuple[str, int], ...] = (
-    ("ver", 4),
-    ("date", 16),
-    ("how", 9),
-    ("status", 0),
-    ("warn", 4),
-    ("lint", 4),
+COLUMNS: tuple[Column[LineageVersion], ...] = (
+    Column("ver", 4, lambda r: f"v{r.version_no}"),
+    Column("date", 16, lambda r: when(r.created_at)),
+    Column("how", 9, lambda r: r.event.removeprefix("skill.")),
+    Column("status", 0, lambda r: status_text(r)),
+    Column("warn", 4, lambda r: str(r.warning_count) if r.warning_count else "-"),
+    Column("lint", 4, lambda r: str(r.finding_count) if r.finding_count else "-"),
 )
 STATUS_CLASSES = {s: f"lineage-versions--{s}" for s in SKILL_STATUSES}
 
@@ -87,6 +84,8 @@ class LineageVersions(LineTable[LineageVersion, int]):
     LineageVersions > .lineage-versions--uninstalled { color: $text-muted; }
     """
 
+    FILL_MIN = 8
+    COLUMNS = COLUMNS
     COMPONENT_PREFIX = "lineage-versions"
 
     #: Shown on the first row when there are no rows (set by the screen).
@@ -124,21 +123,7 @@ class LineageVersions(LineTable[LineageVersion, int]):
 
     # -- rendering -----------------------------------------------------------------
 
-    def render_header(self, width: int) -> Strip:
-        return self._text_line(_header(width), "header", width)
-
-    def render_row(self, row: LineageVersion, is_cursor: bool, width: int) -> Strip:
-        cells = _cells(row, width)
-        if is_cursor:
-            base = self.get_component_rich_style("lineage-versions--cursor")
-            segments = [Segment(text, base) for _, text in cells]
-        else:
-            segments = [
-                Segment(text, self.rich_style + self._cell_style(key, row)) for key, text in cells
-            ]
-        return Strip(segments).crop(0, width).simplify()
-
-    def _cell_style(self, key: str, row: LineageVersion) -> Style:
+    def cell_style(self, key: str, row: LineageVersion) -> Style:
         if key == "status" and "set aside" in row.fate:
             return self.get_component_rich_style("lineage-versions--warning")
         if key == "status" and row.statuses:
@@ -156,30 +141,11 @@ class LineageVersions(LineTable[LineageVersion, int]):
         return Style()
 
 
-def _widths(width: int) -> list[int]:
-    fixed = sum(w for _, w in COLUMNS)
-    return [w if w else max(width - fixed - len(COLUMNS), 8) for _, w in COLUMNS]
-
-
-def _header(width: int) -> str:
-    return " ".join(pad(title, w) for (title, _), w in zip(COLUMNS, _widths(width), strict=True))
-
-
-def _cells(row: LineageVersion, width: int) -> list[tuple[str, str]]:
+def status_text(row: LineageVersion) -> str:
+    """The statuses the version went through, its fate, and whether it is served."""
     status = " → ".join(one_line(s, 20) for s in row.statuses) or "-"
     if row.fate:
         status = f"{status} · {row.fate}"
     if row.served:
         status = f"{status} · served"
-    values = [
-        f"v{row.version_no}",
-        when(row.created_at),
-        row.event.removeprefix("skill."),
-        status,
-        str(row.warning_count) if row.warning_count else "-",
-        str(row.finding_count) if row.finding_count else "-",
-    ]
-    return [
-        (key, fit(value, w) + " ")
-        for (key, _), w, value in zip(COLUMNS, _widths(width), values, strict=True)
-    ]
+    return status

@@ -14,7 +14,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from itertools import chain
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.segment import Segment
 from rich.style import Style
@@ -24,18 +24,19 @@ from textual.strip import Strip
 
 from store.models import NODE_TYPES, Node
 from store.text import one_line
-from widgets.line_table import LineTable, fit, navigation_bindings, pad
+from widgets.line_table import Column, LineTable, fit, fit_cell, navigation_bindings, pad
 
-#: (title, width); width 0 takes what is left.
-COLUMNS: tuple[tuple[str, int], ...] = (
-    ("", 3),
-    ("type", 13),
-    ("conf", 4),
-    ("info", 4),
-    ("summary", 0),
-    ("project", 18),
-    ("session", 8),
-    ("age", 4),
+#: The columns; the flags (marked, busy, status) and the age follow the table's state
+#: (`NodeTable.cell_text`).
+COLUMNS: tuple[Column[Node], ...] = (
+    Column("", 3),
+    Column("type", 13, lambda r: one_line(r.type, 20)),
+    Column("conf", 4, lambda r: f"{r.confidence:.2f}"[:4]),
+    Column("info", 4, lambda r: f"{r.informativeness:.2f}"[:4]),
+    Column("summary", 0, lambda r: one_line(r.summary, 400)),
+    Column("project", 18, lambda r: one_line(r.project, 300), keep_end=True),
+    Column("session", 8, lambda r: one_line(r.session_id, 40)),
+    Column("age", 4),
 )
 #: The component class that colours each node type's word.
 TYPE_CLASSES: dict[str, str] = {t: f"node-table--{t.lower().replace('_', '-')}" for t in NODE_TYPES}
@@ -131,6 +132,7 @@ class NodeTable(LineTable[Node, str]):
     NodeTable > .node-table--context-load { color: $text-muted; }
     """
 
+    COLUMNS = COLUMNS
     COMPONENT_PREFIX = "node-table"
     KEEP_POSITION = True
     EAGER_SCROLL = True
@@ -378,9 +380,6 @@ class NodeTable(LineTable[Node, str]):
 
     # -- rendering -----------------------------------------------------------------
 
-    def render_header(self, width: int) -> Strip:
-        return self._text_line(_header(width), "header", width)
-
     def render_between(self, line: int, width: int) -> Strip:
         head = self._heads.get(line)
         if head is None or self._starts is None:
@@ -391,29 +390,37 @@ class NodeTable(LineTable[Node, str]):
         style = self.rich_style + self.get_component_rich_style("node-table--group")
         return Strip([Segment(pad(text, width), style)])
 
-    def render_row(self, node: Node, is_cursor: bool, width: int) -> Strip:
-        busy = node.node_id in self._busy
-        marked = node.node_id in self._marked
-        if is_cursor:
-            base = self.get_component_rich_style("node-table--cursor")
-        elif marked:
-            base = self.rich_style + self.get_component_rich_style("node-table--marked")
-        else:
-            base = self.rich_style
-        when = self._session_times.get(node.session_id) or node.created_at
-        cells = _cells(node, width, marked, busy, self._now, when)
-        # The cursor row is drawn in the cursor's colours only (coloured text on the cursor
-        # is hard to read); busy rows are dimmed whole.
-        if is_cursor:
-            segments = [Segment(text, base) for _, text in cells]
-        elif busy:
-            dim = base + self.get_component_rich_style("node-table--busy")
-            segments = [Segment(text, dim) for _, text in cells]
-        else:
-            segments = [Segment(text, base + self._cell_style(key, node)) for key, text in cells]
-        return Strip(segments).crop(0, width).simplify()
+    def cell_text(self, column: Column[Any], row: Node) -> str:
+        if column.text is not None:
+            return column.text(row)
+        if column.title == "age":  # since the session's start (else: since the node was made)
+            return age(self._session_times.get(row.session_id) or row.created_at, self._now)
+        busy = BUSY_GLYPH if row.node_id in self._busy else STATUS_GLYPHS.get(row.status, "?")
+        return (MARK_GLYPH if row.node_id in self._marked else " ") + busy
 
-    def _cell_style(self, key: str, node: Node) -> Style:
+    def cells(self, row: Node, width: int) -> list[tuple[str, str]]:
+        """The columns' cells; a suppressed node's reason follows its summary."""
+        cells: list[tuple[str, str]] = []
+        for column, w in zip(self.COLUMNS, self.column_widths(width), strict=True):
+            text = self.cell_text(column, row)
+            if column.title == "summary" and row.status == "suppressed" and row.suppressed_reason:
+                cells += _summary_cells(text, one_line(row.suppressed_reason, 200), w)
+            else:
+                cells.append((column.title, fit_cell(column, text, w) + " "))
+        return cells
+
+    def row_base(self, row: Node) -> Style:
+        if row.node_id in self._marked:
+            return self.get_component_rich_style("node-table--marked")
+        return Style()
+
+    def row_style(self, row: Node) -> Style | None:
+        """Busy rows are dimmed whole."""
+        if row.node_id in self._busy:
+            return self.get_component_rich_style("node-table--busy")
+        return None
+
+    def cell_style(self, key: str, node: Node) -> Style:
         if key == "type":
             return self.get_component_rich_style(TYPE_CLASSES.get(node.type, "node-table--dim"))
         if key == "reason":
@@ -425,42 +432,6 @@ class NodeTable(LineTable[Node, str]):
         ):
             return self.get_component_rich_style("node-table--dim")
         return Style()
-
-
-def _widths(width: int) -> list[int]:
-    fixed = sum(w for _, w in COLUMNS)
-    return [w if w else max(width - fixed - len(COLUMNS), 10) for _, w in COLUMNS]
-
-
-def _header(width: int) -> str:
-    return " ".join(pad(title, w) for (title, _), w in zip(COLUMNS, _widths(width), strict=True))
-
-
-def _cells(
-    node: Node, width: int, marked: bool, busy: bool, now: datetime | None, when: str = ""
-) -> list[tuple[str, str]]:
-    """(column title, padded text) for each column; `age` is the time since `when` (the
-    session's start; default: when the node was made)."""
-    flags = (MARK_GLYPH if marked else " ") + (
-        BUSY_GLYPH if busy else STATUS_GLYPHS.get(node.status, "?")
-    )
-    values = [
-        flags,
-        one_line(node.type, 20),
-        f"{node.confidence:.2f}"[:4],
-        f"{node.informativeness:.2f}"[:4],
-        one_line(node.summary, 400),
-        one_line(node.project, 300),
-        one_line(node.session_id, 40),
-        age(when or node.created_at, now),
-    ]
-    cells: list[tuple[str, str]] = []
-    for (key, _), w, value in zip(COLUMNS, _widths(width), values, strict=True):
-        if key == "summary" and node.status == "suppressed" and node.suppressed_reason:
-            cells += _summary_cells(value, one_line(node.suppressed_reason, 200), w)
-        else:
-            cells.append((key, fit(value, w, keep_end=key == "project") + " "))
-    return cells
 
 
 def _summary_cells(summary: str, reason: str, width: int) -> list[tuple[str, str]]:

@@ -5,22 +5,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from rich.segment import Segment
 from rich.style import Style
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.strip import Strip
 
 from store.models import NODE_TYPES, Node
 from store.text import one_line
-from widgets.line_table import LineTable, fit, navigation_bindings, pad
+from widgets.line_table import Column, LineTable, navigation_bindings
 
-#: (title, width); width 0 takes what is left.
-COLUMNS: tuple[tuple[str, int], ...] = (
-    ("type", 13),
-    ("conf", 4),
-    ("summary", 0),
-    ("session", 8),
+COLUMNS: tuple[Column[Node], ...] = (
+    Column("type", 13, lambda r: one_line(r.type, 20)),
+    Column("conf", 4, lambda r: f"{r.confidence:.2f}"[:4]),
+    Column("summary", 0, lambda r: one_line(r.summary, 400)),
+    Column("session", 8, lambda r: one_line(r.session_id, 40)),
 )
 TYPE_CLASSES: dict[str, str] = {
     t: f"pattern-members--{t.lower().replace('_', '-')}" for t in NODE_TYPES
@@ -82,6 +79,7 @@ class PatternMembers(LineTable[Node, str]):
     PatternMembers > .pattern-members--context-load { color: $text-muted; }
     """
 
+    COLUMNS = COLUMNS
     COMPONENT_PREFIX = "pattern-members"
 
     #: Shown on the first row when there are no rows (set by the screen).
@@ -114,45 +112,9 @@ class PatternMembers(LineTable[Node, str]):
 
     # -- rendering -----------------------------------------------------------------
 
-    def render_header(self, width: int) -> Strip:
-        return self._text_line(_header(width), "header", width)
-
-    def render_row(self, row: Node, is_cursor: bool, width: int) -> Strip:
-        cells = _cells(row, width)
-        if is_cursor:
-            base = self.get_component_rich_style("pattern-members--cursor")
-            segments = [Segment(text, base) for _, text in cells]
-        else:
-            segments = [
-                Segment(text, self.rich_style + self._cell_style(key, row)) for key, text in cells
-            ]
-        return Strip(segments).crop(0, width).simplify()
-
-    def _cell_style(self, key: str, row: Node) -> Style:
+    def cell_style(self, key: str, row: Node) -> Style:
         if key == "type":
             return self.get_component_rich_style(TYPE_CLASSES.get(row.type, "pattern-members--dim"))
         if key in ("conf", "session"):
             return self.get_component_rich_style("pattern-members--dim")
         return Style()
-
-
-def _widths(width: int) -> list[int]:
-    fixed = sum(w for _, w in COLUMNS)
-    return [w if w else max(width - fixed - len(COLUMNS), 10) for _, w in COLUMNS]
-
-
-def _header(width: int) -> str:
-    return " ".join(pad(title, w) for (title, _), w in zip(COLUMNS, _widths(width), strict=True))
-
-
-def _cells(row: Node, width: int) -> list[tuple[str, str]]:
-    values = [
-        one_line(row.type, 20),
-        f"{row.confidence:.2f}"[:4],
-        one_line(row.summary, 400),
-        one_line(row.session_id, 40),
-    ]
-    return [
-        (key, fit(value, w) + " ")
-        for (key, _), w, value in zip(COLUMNS, _widths(width), values, strict=True)
-    ]

@@ -9,30 +9,29 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
-from rich.segment import Segment
 from rich.style import Style
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.strip import Strip
 
 from store.models import PATTERN_KINDS, GraduationCheck, Pattern
 from store.text import one_line
-from widgets.line_table import LineTable, fit, navigation_bindings, pad
+from widgets.line_table import Column, LineTable, navigation_bindings
 from widgets.pattern_text import criteria_met, pattern_state, retrieval_rate
 
-#: (title, width, right-aligned); width 0 takes what is left.
-COLUMNS: tuple[tuple[str, int, bool], ...] = (
-    ("", 1, False),
-    ("kind", 8, False),
-    ("title", 0, False),
-    ("nodes", 5, True),
-    ("sess", 4, True),
-    ("retr", 5, True),
-    ("conf", 4, True),
-    ("met", 3, True),
-    ("state", 11, False),
+#: The columns; the glyph, retrieval rate, criteria met and state follow the pattern's
+#: graduation check (`PatternTable.cell_text`).
+COLUMNS: tuple[Column[Pattern], ...] = (
+    Column("", 1),
+    Column("kind", 8, lambda r: one_line(r.kind, 20)),
+    Column("title", 0, lambda r: one_line(r.title, 400)),
+    Column("nodes", 5, lambda r: str(r.members), right=True),
+    Column("sess", 4, lambda r: str(r.sessions), right=True),
+    Column("retr", 5, right=True),
+    Column("conf", 4, lambda r: f"{r.confidence:.2f}"[:4], right=True),
+    Column("met", 3, right=True),
+    Column("state", 11),
 )
 STATE_GLYPHS = {
     "re-validate": "!",
@@ -123,6 +122,7 @@ class PatternTable(LineTable[Pattern, str]):
     PatternTable > .pattern-table--re-validate { color: $text-warning; text-style: bold reverse; }
     """
 
+    COLUMNS = COLUMNS
     COMPONENT_PREFIX = "pattern-table"
     KEEP_POSITION = True
 
@@ -194,66 +194,29 @@ class PatternTable(LineTable[Pattern, str]):
 
     # -- rendering -----------------------------------------------------------------
 
-    def render_header(self, width: int) -> Strip:
-        return self._text_line(_header(width), "header", width)
-
-    def render_row(self, row: Pattern, is_cursor: bool, width: int) -> Strip:
+    def cell_text(self, column: Column[Any], row: Pattern) -> str:
+        if column.text is not None:
+            return column.text(row)
         check = self._checks.get(row.pattern_id)
+        if column.title == "retr":
+            rate = retrieval_rate(check)
+            return "…" if rate is None else f"{rate:.2f}"
+        if column.title == "met":
+            return criteria_met(check)
         state = pattern_state(row, check)
-        cells = _cells(row, check, state, width)
-        if is_cursor:
-            base = self.get_component_rich_style("pattern-table--cursor")
-            segments = [Segment(text, base) for _, text in cells]
-        elif state == "decayed":  # dimmed whole
-            dim = self.rich_style + self.get_component_rich_style("pattern-table--dim")
-            segments = [Segment(text, dim) for _, text in cells]
-        else:
-            segments = [
-                Segment(text, self.rich_style + self._cell_style(key, row, state))
-                for key, text in cells
-            ]
-        return Strip(segments).crop(0, width).simplify()
+        return STATE_GLYPHS.get(state, " ") if column.title == "" else state
 
-    def _cell_style(self, key: str, row: Pattern, state: str) -> Style:
+    def row_style(self, row: Pattern) -> Style | None:
+        if self.state_of(row) == "decayed":  # dimmed whole
+            return self.get_component_rich_style("pattern-table--dim")
+        return None
+
+    def cell_style(self, key: str, row: Pattern) -> Style:
         if key == "kind":
             return self.get_component_rich_style(f"pattern-table--{row.kind}")
+        state = self.state_of(row) if key in ("", "state") else ""
         if key in ("", "state") and state not in ("active", "decayed"):
             return self.get_component_rich_style(f"pattern-table--{state}")
         if key in ("state", "retr", "met"):
             return self.get_component_rich_style("pattern-table--dim")
         return Style()
-
-
-def _widths(width: int) -> list[int]:
-    fixed = sum(w for _, w, _ in COLUMNS)
-    return [w if w else max(width - fixed - len(COLUMNS), 10) for _, w, _ in COLUMNS]
-
-
-def _header(width: int) -> str:
-    return " ".join(
-        title.rjust(w) if right else pad(title, w)
-        for (title, _, right), w in zip(COLUMNS, _widths(width), strict=True)
-    )
-
-
-def _cells(
-    row: Pattern, check: GraduationCheck | None, state: str, width: int
-) -> list[tuple[str, str]]:
-    """(column title, padded text) for each column."""
-    rate = retrieval_rate(check)
-    values = [
-        STATE_GLYPHS.get(state, " "),
-        one_line(row.kind, 20),
-        one_line(row.title, 400),
-        str(row.members),
-        str(row.sessions),
-        "…" if rate is None else f"{rate:.2f}",
-        f"{row.confidence:.2f}"[:4],
-        criteria_met(check),
-        state,
-    ]
-    cells = []
-    for (key, _, right), w, value in zip(COLUMNS, _widths(width), values, strict=True):
-        text = value[-w:].rjust(w) if right else fit(value, w)
-        cells.append((key, text + " "))
-    return cells

@@ -13,20 +13,25 @@ from textual.message import Message
 from store.models import RelationProposal
 from store.text import one_line
 from widgets.decision_table import DecisionTable
-from widgets.line_table import navigation_bindings
+from widgets.line_table import Column, navigation_bindings
 from widgets.pattern_text import when
 
 Pair = tuple[str, str]
 
-#: (title, width); width 0 takes what is left.
-COLUMNS: tuple[tuple[str, int], ...] = (
-    ("", 1),
-    ("often used together", 0),
-    ("shared", 6),
-    ("statuses", 23),
-    ("proposed", 16),
-)
 STATUS_GLYPHS = {"pending": "?", "accepted": "✓", "rejected": "✗"}
+COLUMNS: tuple[Column[RelationProposal], ...] = (
+    Column("", 1, lambda r: STATUS_GLYPHS.get(r.status, "?")),
+    Column("often used together", 0, lambda r: pair_text(r)),
+    Column("shared", 6, lambda r: str(r.shared)),
+    Column(
+        "statuses",
+        23,
+        lambda r: (
+            f"{one_line(r.source_status, 10) or '?'} · {one_line(r.target_status, 10) or '?'}"
+        ),
+    ),
+    Column("proposed", 16, lambda r: when(r.proposed_at)),
+)
 #: Skill statuses that make a reviewer look twice.
 WARN_STATUSES = frozenset({"deprecated", "retired", "uninstalled", "missing"})
 
@@ -105,22 +110,13 @@ class ProposalTable(DecisionTable[RelationProposal, Pair]):
     def row_key(self, row: RelationProposal) -> Pair:
         return (row.source_name, row.target_name)
 
-    def values(self, row: RelationProposal) -> list[str]:
-        return [
-            STATUS_GLYPHS.get(row.status, "?"),
-            pair_text(row),
-            str(row.shared),
-            f"{one_line(row.source_status, 10) or '?'} · {one_line(row.target_status, 10) or '?'}",
-            when(row.proposed_at),
-        ]
-
     def _announce(self, key: Pair | None) -> None:
         self.post_message(self.Highlighted(self, key))
 
     def _select(self, key: Pair) -> None:
         self.post_message(self.Selected(self, key))
 
-    def _cell_style(self, key: str, row: RelationProposal) -> Style:
+    def cell_style(self, key: str, row: RelationProposal) -> Style:
         if key == "" and row.status == "pending":
             return self.get_component_rich_style("proposal-table--pending")
         if key == "statuses" and {row.source_status, row.target_status} & WARN_STATUSES:
@@ -128,6 +124,11 @@ class ProposalTable(DecisionTable[RelationProposal, Pair]):
         if key == "proposed":
             return self.get_component_rich_style("proposal-table--dim")
         return Style()
+
+
+def statuses_text(row: RelationProposal) -> str:
+    """`active · deprecated`: the two skills' statuses."""
+    return f"{one_line(row.source_status, 10) or '?'} · {one_line(row.target_status, 10) or '?'}"
 
 
 def pair_text(row: RelationProposal, limit: int = 200) -> str:

@@ -5,26 +5,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from rich.segment import Segment
 from rich.style import Style
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.strip import Strip
 
 from store.models import SessionSummary
 from store.text import one_line
-from widgets.line_table import LineTable, fit, navigation_bindings, pad
+from widgets.line_table import Column, LineTable, navigation_bindings
 
-#: (title, width, right-aligned); width 0 takes what is left.
-COLUMNS: tuple[tuple[str, int, bool], ...] = (
-    ("started", 16, False),
-    ("project", 0, False),
-    ("branch", 28, False),
-    ("turns", 5, True),
-    ("tools", 5, True),
-    ("errors", 6, True),
-    ("nodes", 5, True),
-    ("pending", 7, True),
+COLUMNS: tuple[Column[SessionSummary], ...] = (
+    Column("started", 16, lambda r: started_text(r.started_at)),
+    Column("project", 0, lambda r: one_line(r.project, 300), keep_end=True),
+    Column("branch", 28, lambda r: one_line(r.branch, 100) or "-"),
+    Column("turns", 5, lambda r: str(r.turns), right=True),
+    Column("tools", 5, lambda r: str(r.tool_calls), right=True),
+    Column("errors", 6, lambda r: str(r.errors) if r.errors else "-", right=True),
+    Column("nodes", 5, lambda r: str(r.node_count), right=True),
+    Column("pending", 7, lambda r: str(r.pending_count) if r.pending_count else "-", right=True),
 )
 
 
@@ -77,6 +74,7 @@ class SessionList(LineTable[SessionSummary, str]):
     SessionList > .session-list--dim { color: $text-muted; }
     """
 
+    COLUMNS = COLUMNS
     COMPONENT_PREFIX = "session-list"
 
     #: Shown on the first row when there are no rows (set by the screen).
@@ -109,21 +107,7 @@ class SessionList(LineTable[SessionSummary, str]):
 
     # -- rendering -----------------------------------------------------------------
 
-    def render_header(self, width: int) -> Strip:
-        return self._text_line(_header(width), "header", width)
-
-    def render_row(self, row: SessionSummary, is_cursor: bool, width: int) -> Strip:
-        if is_cursor:
-            base = self.get_component_rich_style("session-list--cursor")
-            segments = [Segment(text, base) for _, text in _cells(row, width)]
-        else:
-            base = self.rich_style
-            segments = [
-                Segment(text, base + self._cell_style(key, row)) for key, text in _cells(row, width)
-            ]
-        return Strip(segments).crop(0, width).simplify()
-
-    def _cell_style(self, key: str, row: SessionSummary) -> Style:
+    def cell_style(self, key: str, row: SessionSummary) -> Style:
         if key == "errors" and row.errors:
             return self.get_component_rich_style("session-list--error")
         if key == "pending" and row.pending_count:
@@ -133,31 +117,7 @@ class SessionList(LineTable[SessionSummary, str]):
         return Style()
 
 
-def _widths(width: int) -> list[int]:
-    fixed = sum(w for _, w, _ in COLUMNS)
-    return [w if w else max(width - fixed - len(COLUMNS), 10) for _, w, _ in COLUMNS]
-
-
-def _header(width: int) -> str:
-    return " ".join(
-        title.rjust(w) if right else pad(title, w)
-        for (title, _, right), w in zip(COLUMNS, _widths(width), strict=True)
-    )
-
-
-def _cells(row: SessionSummary, width: int) -> list[tuple[str, str]]:
-    started = one_line(row.started_at, 40)
-    values = [
-        f"{started[:10]} {started[11:16]}" if len(started) >= 16 else started,
-        one_line(row.project, 300),
-        one_line(row.branch, 100) or "-",
-        str(row.turns),
-        str(row.tool_calls),
-        str(row.errors) if row.errors else "-",
-        str(row.node_count),
-        str(row.pending_count) if row.pending_count else "-",
-    ]
-    return [
-        (title, (value.rjust(w) if right else fit(value, w, keep_end=title == "project")) + " ")
-        for (title, _, right), w, value in zip(COLUMNS, _widths(width), values, strict=True)
-    ]
+def started_text(started_at: str) -> str:
+    """`2026-05-04 09:12`: the start to the minute."""
+    started = one_line(started_at, 40)
+    return f"{started[:10]} {started[11:16]}" if len(started) >= 16 else started

@@ -5,24 +5,26 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from rich.segment import Segment
 from rich.style import Style
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.strip import Strip
 
 from store.models import SkillSummary
 from store.text import home_relative, one_line
-from widgets.line_table import LineTable, fit, navigation_bindings, pad
+from widgets.line_table import Column, LineTable, navigation_bindings
 
-COLUMNS: tuple[tuple[str, int], ...] = (
-    ("", 2),
-    ("name", 30),
-    ("status", 11),
-    ("ver", 4),
-    ("warn", 5),
-    ("lint", 6),
-    ("root", 0),
+COLUMNS: tuple[Column[SkillSummary], ...] = (
+    Column("", 2, lambda r: {"high": "!!", "medium": "! "}.get(r.max_severity, "  ")),
+    Column("name", 30, lambda r: one_line(r.name, 200)),
+    Column("status", 11, lambda r: r.status + ("*" if r.shadowed else "")),
+    Column("ver", 4, lambda r: f"v{r.version_no}"),
+    Column("warn", 5, lambda r: str(r.warning_count) if r.warning_count else "-"),
+    Column(
+        "lint",
+        6,
+        lambda r: f"{r.finding_count}{r.max_severity[:1].upper()}" if r.finding_count else "-",
+    ),
+    Column("root", 0, lambda r: one_line(home_relative(r.root), 500), keep_end=True),
 )
 
 
@@ -62,6 +64,8 @@ class SkillTable(LineTable[SkillSummary, int]):
     SkillTable > .skill-table--dim { color: $text-muted; }
     """
 
+    FILL_MIN = 4
+    COLUMNS = COLUMNS
     COMPONENT_PREFIX = "skill-table"
     HIGHLIGHT_REPEATS = True
 
@@ -95,24 +99,7 @@ class SkillTable(LineTable[SkillSummary, int]):
 
     # -- rendering -----------------------------------------------------------------
 
-    def render_header(self, width: int) -> Strip:
-        return self._text_line(_header(width), "header", width)
-
-    def render_row(self, row: SkillSummary, is_cursor: bool, width: int) -> Strip:
-        base = (
-            self.get_component_rich_style("skill-table--cursor") if is_cursor else self.rich_style
-        )
-        # The cursor row is drawn in the cursor's colours only: red on blue is unreadable,
-        # and the marker column still shows the severity.
-        segments = [
-            Segment(text, base + self._cell_style(key, row))
-            if style_key and not is_cursor
-            else Segment(text, base)
-            for key, text, style_key in _cells(row, width)
-        ]
-        return Strip(segments).crop(0, width).simplify()
-
-    def _cell_style(self, key: str, row: SkillSummary) -> Style:
+    def cell_style(self, key: str, row: SkillSummary) -> Style:
         if key in ("", "lint") and row.max_severity in ("high", "medium"):
             return self.get_component_rich_style(f"skill-table--{row.max_severity}")
         if key == "warn" and row.warning_count:
@@ -122,31 +109,3 @@ class SkillTable(LineTable[SkillSummary, int]):
         ):
             return self.get_component_rich_style("skill-table--dim")
         return Style()
-
-
-def _widths(width: int) -> list[int]:
-    fixed = sum(w for _, w in COLUMNS)
-    return [w if w else max(width - fixed - len(COLUMNS), 4) for _, w in COLUMNS]
-
-
-def _header(width: int) -> str:
-    return " ".join(pad(title, w) for (title, _), w in zip(COLUMNS, _widths(width), strict=True))
-
-
-def _cells(row: SkillSummary, width: int) -> list[tuple[str, str, bool]]:
-    marker = {"high": "!!", "medium": "! "}.get(row.max_severity, "  ")
-    status = row.status + ("*" if row.shadowed else "")
-    lint = f"{row.finding_count}{row.max_severity[:1].upper()}" if row.finding_count else "-"
-    values = [
-        marker,
-        one_line(row.name, 200),
-        status,
-        f"v{row.version_no}",
-        str(row.warning_count) if row.warning_count else "-",
-        lint,
-        one_line(home_relative(row.root), 500),
-    ]
-    cells = []
-    for (key, _), w, value in zip(COLUMNS, _widths(width), values, strict=True):
-        cells.append((key, fit(value, w, keep_end=key == "root") + " ", True))
-    return cells

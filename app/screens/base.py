@@ -1,16 +1,41 @@
 """What every librarian screen shares: one place that turns worker errors into notices, the
-key a binding is on, and the one way drafts are written (from the Patterns screen and from
-the review queue)."""
+key a binding is on, the command palette entries a screen offers, and the one way drafts are
+written (from the Patterns screen and from the review queue).
+
+Screens never call the app: they navigate by posting messages (`app.messages`), which the app
+handles; the palette runs their entries as actions."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from textual.dom import DOMNode
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.worker import Worker, WorkerState
 
 from app.messages import DraftFailed, DraftWritten
 from store.errors import LibrarianError
 from store.library import Library
 from store.text import one_line
+
+#: The screens by number key, in the order of the design: (key, mode name, title).
+VIEWS: tuple[tuple[str, str, str], ...] = (
+    ("1", "review", "Review"),
+    ("2", "sessions", "Sessions"),
+    ("3", "skills", "Skills"),
+    ("4", "graph", "Graph"),
+    ("5", "health", "Health"),
+    ("6", "patterns", "Patterns"),
+    ("7", "lineage", "Lineage"),
+    ("8", "runbook", "Runbook"),
+    ("9", "team", "Team"),
+)
+
+#: A command palette entry: (title, action, help). The action is run with `App.run_action`
+#: on the screen that offered it (prefix `app.` for the app's own actions). Titles are shown
+#: literally; help is read as markup (escape untrusted text).
+PaletteCommand = tuple[str, str, str]
 
 #: What a draft decision reads as in a notification, by action.
 DRAFT_DONE = {
@@ -31,39 +56,58 @@ class LibrarianScreen(Screen[None]):
 
     loaded: bool = False
 
+    def palette_commands(self) -> list[PaletteCommand]:
+        """This screen's entries in the command palette, for its current state."""
+        return []
+
     async def show_skill(self, skill: str) -> None:
         """Centre the screen on one skill (by name); screens without a skill focus ignore it."""
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.state == WorkerState.ERROR and event.worker.error is not None:
-            error = event.worker.error
-            self.app.notify(
-                one_line(f"{event.worker.name or 'task'} failed: {error}", 300),
-                severity="error",
-                timeout=8,
-                markup=False,  # error text can quote skill names and paths: untrusted
-            )
+        report_worker_error(self, event)
 
     def key_for(self, binding_id: str) -> str:
         """The key bound to `binding_id` as the footer shows it (after the user's keymap),
         or "" when it is not active (e.g. while an input has the focus)."""
-        for active in self.active_bindings.values():
-            if active.binding.id == binding_id:
-                return self.app.get_key_display(active.binding)
-        return ""
+        return key_for(self, binding_id)
 
     def tell_draft(self, message: DraftWritten | DraftFailed) -> None:
         """Notify how a draft decision went (draft names and errors are shown literally)."""
-        if isinstance(message, DraftWritten):
-            text = DRAFT_DONE[message.action].format(name=one_line(message.draft.name, 80))
-            self.notify(text, timeout=5, markup=False)
-        elif message.error:
-            self.notify(
-                one_line(f"{message.action} failed: {message.error}", 300),
-                severity="error",
-                timeout=8,
-                markup=False,
-            )
+        tell_draft(self, message)
+
+
+def tell_draft(node: Widget, message: DraftWritten | DraftFailed) -> None:
+    """Notify how a draft decision went (draft names and errors are shown literally)."""
+    if isinstance(message, DraftWritten):
+        text = DRAFT_DONE[message.action].format(name=one_line(message.draft.name, 80))
+        node.notify(text, timeout=5, markup=False)
+    elif message.error:
+        node.notify(
+            one_line(f"{message.action} failed: {message.error}", 300),
+            severity="error",
+            timeout=8,
+            markup=False,
+        )
+
+
+def report_worker_error(node: DOMNode, event: Worker.StateChanged) -> None:
+    """A failed worker becomes one error notification, never a crash."""
+    if event.state == WorkerState.ERROR and event.worker.error is not None:
+        error = event.worker.error
+        node.app.notify(
+            one_line(f"{event.worker.name or 'task'} failed: {error}", 300),
+            severity="error",
+            timeout=8,
+            markup=False,  # error text can quote skill names and paths: untrusted
+        )
+
+
+def key_for(screen: Screen[Any], binding_id: str) -> str:
+    """The key bound to `binding_id` on `screen` as the footer shows it, or ""."""
+    for active in screen.active_bindings.values():
+        if active.binding.id == binding_id:
+            return screen.app.get_key_display(active.binding)
+    return ""
 
 
 def decide_draft(

@@ -17,7 +17,7 @@ listed (nearest first); the counts are always exact.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, cast
+from typing import ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -28,19 +28,16 @@ from textual.message import Message
 from textual.widgets import Footer, Header, Static
 from textual.worker import get_current_worker
 
-from app.messages import SkillScreenRequested
+from app.dialogs.relate import RelateModal
+from app.dialogs.skill_picker import SkillPicker
+from app.messages import SkillScreenRequested, SkillShowRequested
 from app.screens.base import LibrarianScreen
-from app.screens.graph_relate import RelateModal
-from app.screens.skill_picker import SkillPicker
 from store.errors import LibrarianError
 from store.library import Library
 from store.models import GraphFocus
 from store.text import one_line
 from widgets.graph_card import GraphCard, plural, radius_summary
 from widgets.graph_list import GraphList, GraphRow, dependency_rows, dependent_rows, related_rows
-
-if TYPE_CHECKING:
-    from app.librarian_app import LibrarianApp
 
 #: How many centres `backspace` can go back through.
 HISTORY = 100
@@ -435,9 +432,9 @@ class GraphScreen(LibrarianScreen):
         if self._focus is not None:
             self.post_message(SkillScreenRequested(mode, self._focus.name))
 
-    async def action_skills(self) -> None:
+    def action_skills(self) -> None:
         if self._focus is not None:
-            await cast("LibrarianApp", self.app).show_skill(self._focus.skill_id)
+            self.post_message(SkillShowRequested(self._focus.skill_id))
 
     # -- for the app -------------------------------------------------------------------
 

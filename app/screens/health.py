@@ -24,9 +24,9 @@ from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, Select, Static
 from textual.worker import get_current_worker
 
+from app.dialogs.confirm_changes import ConfirmChanges
 from app.messages import SkillScreenRequested
 from app.screens.base import LibrarianScreen
-from app.screens.health_confirm import ConfirmChanges
 from store.errors import LibrarianError
 from store.library import Library
 from store.models import HEALTH_VERDICTS, HealthChange, Outcome, SkillHealth

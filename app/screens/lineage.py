@@ -12,7 +12,7 @@ is read in thread workers: one lineage read per skill, one diff per highlighted 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, cast
+from typing import ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -24,9 +24,15 @@ from textual.timer import Timer
 from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
-from app.messages import NodeGraphRequested, SkillScreenRequested
+from app.dialogs.skill_picker import SkillPicker
+from app.messages import (
+    NodeGraphRequested,
+    PatternOpenRequested,
+    SessionOpenRequested,
+    SkillScreenRequested,
+    SkillShowRequested,
+)
 from app.screens.base import LibrarianScreen
-from app.screens.skill_picker import SkillPicker
 from store.errors import LibrarianError
 from store.library import Library
 from store.models import Event, Lineage
@@ -37,9 +43,6 @@ from widgets.lineage_panel import LineagePanel
 from widgets.lineage_provenance import LineageProvenance
 from widgets.lineage_text import history_table, runs_renderable
 from widgets.lineage_versions import LineageVersions
-
-if TYPE_CHECKING:
-    from app.librarian_app import LibrarianApp
 
 #: Seconds the cursor must rest on a version before its diff is read.
 DIFF_DELAY = 0.05
@@ -378,17 +381,16 @@ class LineageScreen(LibrarianScreen):
             self._update_status()
 
     @on(LineageProvenance.Chosen)
-    async def _provenance_chosen(self, message: LineageProvenance.Chosen) -> None:
+    def _provenance_chosen(self, message: LineageProvenance.Chosen) -> None:
         item = message.item
-        app = cast("LibrarianApp", self.app)
         if item.kind == "node" and item.node is not None:
             self.post_message(NodeGraphRequested(item.node))
         elif item.kind == "session":
-            await app.open_session(item.key)
+            self.post_message(SessionOpenRequested(item.key))
         elif item.kind == "pattern":
-            await app.show_pattern(item.key)
+            self.post_message(PatternOpenRequested(item.key))
         elif item.kind == "skill":
-            await app.show_skill(int(item.key))
+            self.post_message(SkillShowRequested(int(item.key)))
         else:
             self.app.bell()
 

@@ -10,7 +10,6 @@ read fresh, when the cursor rests on it.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
 from typing import ClassVar
 
 from rich.text import Text
@@ -18,10 +17,12 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.markup import escape
 from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, Select, Static
 from textual.worker import get_current_worker
 
+from app.dialogs.text_prompt import TextPrompt
 from app.messages import (
     Consolidated,
     DraftFailed,
@@ -31,8 +32,7 @@ from app.messages import (
     PatternDetailLoaded,
     PatternsLoaded,
 )
-from app.screens.base import LibrarianScreen, decide_draft
-from app.screens.review import TextPrompt
+from app.screens.base import LibrarianScreen, PaletteCommand, decide_draft
 from store.errors import LibrarianError
 from store.library import Library
 from store.models import PATTERN_KIND_LABELS, PATTERN_KINDS, GraduationCheck, Pattern
@@ -495,19 +495,28 @@ class PatternsScreen(LibrarianScreen):
             self._show_rows()
 
     def selection(self) -> tuple[Pattern | None, GraduationCheck | None]:
-        """(the pattern under the cursor, its check) for the command palette."""
+        """(the pattern under the cursor, its check)."""
         return self._current()
 
-    def run_command(self, action: str) -> None:
-        """Run one of this screen's actions by name (used by the command palette)."""
-        commands: dict[str, Callable[[], None]] = {
-            "graduate": self.action_graduate,
-            "reject_draft": self.action_reject_draft,
-            "consolidate": self.action_consolidate,
-            "kind": self.action_cycle_kind,
-            "filter": self.action_focus_filter,
-        }
-        commands[action]()
+    def palette_commands(self) -> list[PaletteCommand]:
+        """Graduation of the highlighted pattern."""
+        commands: list[PaletteCommand] = [
+            ("patterns: next kind", "cycle_kind", "Pitfalls, strategies, insights, all")
+        ]
+        pattern, check = self._current()
+        if pattern is None or check is None:
+            return commands
+        about = escape(one_line(pattern.title, 80))
+        draft = check.draft if check.draft and check.draft.status == "pending" else None
+        if draft is not None:
+            name = one_line(draft.name, 60)
+            commands += [
+                (f"draft: approve {name}", "graduate", about),
+                (f"draft: reject {name}…", "reject_draft", about),
+            ]
+        elif check.eligible:
+            commands.append(("pattern: graduate (draft a SKILL.md)", "graduate", about))
+        return commands
 
     # -- status line -------------------------------------------------------------------
 

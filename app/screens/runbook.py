@@ -24,9 +24,9 @@ from textual.widgets import DataTable, Footer, Header, Input, Label, OptionList,
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
+from app.dialogs.text_prompt import TextPrompt
 from app.messages import SkillScreenRequested
 from app.screens.base import LibrarianScreen
-from app.screens.review import TextPrompt
 from store.errors import LibrarianError
 from store.library import Library
 from store.models import Incident, Run, StepPlan

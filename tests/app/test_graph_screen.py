@@ -15,10 +15,10 @@ from rich.console import Console
 from textual.pilot import Pilot
 from textual.widgets import Input, Select, Static
 
+from app.dialogs.relate import RelateModal
+from app.dialogs.skill_picker import SkillPicker
 from app.factory import make_app
 from app.screens.graph import GraphScreen
-from app.screens.graph_relate import RelateModal
-from app.screens.skill_picker import SkillPicker
 from app.screens.skills import SkillsScreen
 from app.screenshots import settle
 from store.embed import FastEmbedder

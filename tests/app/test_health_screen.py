@@ -14,10 +14,10 @@ from rich.console import Console
 from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
+from app.dialogs.confirm_changes import ConfirmChanges
 from app.factory import make_app
 from app.screens.graph import GraphScreen
 from app.screens.health import HealthScreen
-from app.screens.health_confirm import ConfirmChanges
 from app.screenshots import settle
 from store.embed import FastEmbedder
 from store.events import stepping_clock

@@ -15,10 +15,10 @@ from rich.console import Console, RenderableType
 from textual.pilot import Pilot
 from textual.widgets import Static, TabbedContent
 
+from app.dialogs.skill_picker import SkillPicker
 from app.factory import make_app
 from app.screens.lineage import LineageScreen
 from app.screens.sessions import SessionsScreen
-from app.screens.skill_picker import SkillPicker
 from app.screenshots import paste, settle
 from store.library import Library
 from store.models import Draft, Lineage

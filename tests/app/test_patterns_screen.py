@@ -22,9 +22,10 @@ from textual.command import CommandList, CommandPalette
 from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
+from app.dialogs.text_prompt import TextPrompt
 from app.factory import make_app
 from app.screens.patterns import PatternsScreen
-from app.screens.review import ReviewScreen, TextPrompt
+from app.screens.review import ReviewScreen
 from app.screens.sessions import SessionsScreen
 from app.screenshots import paste, settle
 from store.library import Library

@@ -16,8 +16,9 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
 from app.cli.main import main
+from app.dialogs.text_prompt import TextPrompt
 from app.factory import make_app
-from app.screens.review import ReviewScreen, TextPrompt
+from app.screens.review import ReviewScreen
 from app.screenshots import paste, settle
 from store.library import Library
 from tests.store.test_inferred_outcomes import Session

@@ -18,9 +18,10 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Select, Static
 from textual.widgets._footer import FooterKey
 
+from app.dialogs.text_prompt import TextPrompt
 from app.factory import make_app
 from app.librarian_app import LibrarianApp
-from app.screens.review import ReviewScreen, TextPrompt
+from app.screens.review import ReviewScreen
 from app.screenshots import paste, settle
 from store.library import Library
 from store.models import Node

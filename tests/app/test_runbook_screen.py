@@ -12,8 +12,8 @@ from rich.console import Console, RenderableType
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, Select, Static
 
+from app.dialogs.text_prompt import TextPrompt
 from app.factory import make_app
-from app.screens.review import TextPrompt
 from app.screens.runbook import RunbookScreen, StepConfirm, StepInputs
 from app.screenshots import settle
 from store.library import Library
