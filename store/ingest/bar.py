@@ -248,12 +248,14 @@ def judge(
     novelty: float = 1.0,
     confirmed: bool = False,
     said: bool = False,
+    voice: bool = True,
 ) -> Verdict:
     """The bar for one candidate summary. `routine` names why the action it reports is
     routine ("" when it is not); `novelty` is how much of it is new in the session (0..1);
     `confirmed`: tool output just before it bears it out; `said`: the summary is a sentence
     of the agent's (held to the conversation's pointers), not a summary of what it ran
-    (whose quoted output may say "this function")."""
+    (whose quoted output may say "this function"); `voice`: held to the session's voice too
+    ("we", "the file"), which a user's quoted words may keep."""
     score = informativeness(summary, confirmed)
     if routine:
         return Verdict(score, routine)
@@ -275,7 +277,7 @@ def judge(
         return Verdict(score, "fewer than four content words")
     if not entities(summary):
         return Verdict(score, "names no file, command, setting, error or version")
-    if DANGLING.match(summary.strip()) or (said and _leans(summary)):
+    if DANGLING.match(summary.strip()) or (said and _leans(summary, voice)):
         return Verdict(score, "not self-contained (leans on an earlier sentence)")
     if novelty < 0.3:
         return Verdict(score, "repeats an earlier node of the session")
@@ -295,7 +297,37 @@ _SESSION_THING = re.compile(
 )
 
 
-def _leans(sentence: str) -> bool:
+#: The session's own voice: "we", "our", "us" stand for the agent and its user, whom a
+#: teammate reading the library never met.
+_OUR_VOICE = re.compile(r"\b(?:[Ww]e|[Ww]e'(?:re|ve|d|ll)|[Oo]urs?|us)\b")
+#: A generic noun with "the" and no name beside it ("the file", "the script", "the test"):
+#: which one only the session knew.
+_UNNAMED_THING = re.compile(
+    r"\b[Tt]he (?:file|script|command|function|method|class|test|module|component|hook"
+    r"|endpoint|query|config|configuration|directory|folder|branch|migration|table|page"
+    r"|route|handler|service|server|app|export|import|variable|field|column|value|call"
+    r"|flag|option|setting|helper|wrapper|loop)s?\b"
+    r"(?![ \t]*(?:[\w-]+[ \t]+)?[`(\"'])(?!'s)"
+)
+
+
+def session_voice(sentence: str) -> bool:
+    """Whether the sentence speaks as the session ("we", "our", "us")."""
+    return bool(_OUR_VOICE.search(_CODE_SPAN.sub("`x`", sentence)))
+
+
+def _unnamed(sentence: str) -> bool:
+    """A generic "the file" / "the test" with no name next to it, while the sentence names
+    nothing else either that it could be (a sentence that names a file may say "the file")."""
+    plain = _CODE_SPAN.sub("`x`", sentence)
+    m = _UNNAMED_THING.search(plain)
+    if m is None:
+        return False
+    before = plain[: m.start()]
+    return "`" not in before and not entities(before)
+
+
+def _leans(sentence: str, voice: bool = True) -> bool:
     """A pointer to something the sentence does not name: "this component", a hollow
     subject ("the fix is to split it"), a measurement with no subject, a thing only the
     session showed ("the original log")."""
@@ -305,6 +337,7 @@ def _leans(sentence: str) -> bool:
         or _HOLLOW_SUBJECT.match(plain)
         or _BARE_MEASURE.match(plain)
         or _SESSION_THING.search(plain)
+        or (voice and (session_voice(sentence) or _unnamed(sentence)))
     )
 
 

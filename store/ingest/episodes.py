@@ -310,7 +310,29 @@ def _output_failed(output: str) -> bool:
     failed = snippets.shows_failure(output)
     if failed == "asked" and not snippets.ends_at_prompt(output):
         return False
-    return bool(failed) and not _SUCCESS_LINE.search(snippets.quiet(output))
+    if not failed:
+        return False
+    view = snippets.quiet(output)
+    return not _SUCCESS_LINE.search(view) and not _all_passed(view[-4000:])
+
+
+#: A test runner's closing count (`5 passed in 0.3s`, `Tests: 12 passed, 12 total`,
+#: `test result: ok.`, `ok  pkg  0.2s`, `# fail 0`) and a count of failures in it.
+_PASS_COUNT = re.compile(
+    r"(?im)^[^\n]*?(?:\b\d+ (?:passed|passing)\b|\btest result: ok\b|^ok[ \t]+\S+[ \t]+[\d.]+s"
+    r"|^#[ \t]*pass[ \t]+\d+|\bTests?:[ \t]+\d+ passed)"
+)
+_FAIL_COUNT = re.compile(
+    r"(?i)\b[1-9]\d* (?:failed|failing|failures?|errors?)\b|^[ \t]*FAIL\b|^#[ \t]*fail[ \t]+[1-9]"
+    r"|^[ \t]*--- FAIL|\bFAILED\b",
+    re.MULTILINE,
+)
+
+
+def _all_passed(tail: str) -> bool:
+    """The output ends with a test run's count of passes and no failure anywhere near it:
+    errors logged by tests that passed are not the run failing."""
+    return bool(_PASS_COUNT.search(tail)) and not _FAIL_COUNT.search(tail)
 
 
 _SHELLS = frozenset({"bash", "sh", "zsh", "fish", "dash", "(eval)", "eval", "error", "fatal"})
@@ -429,12 +451,14 @@ def candidates(
             fix = replace(fix, routine=fix.routine or slip) if fix is not None else None
         # The precision bar: what is left must have a shape reviewers approve.
         kept = [run for run, d in made if d is not None]
+        if fix is not None:
+            fix = replace(fix, unproven=fix.unproven or _unproven_fix(episode, kept, written))
         dead_ends = [
             replace(d, unproven=d.unproven or _unproven(run, d, episode, written))
             for run, d in zip(kept, dead_ends, strict=True)
         ]
-        if fix is not None:
-            fix = replace(fix, unproven=fix.unproven or _unproven_fix(episode, kept, written))
+        if fix is not None and (dead_ends[-1].unproven or dead_ends[-1].routine):
+            fix = _with_symptom(fix, episode)
         out += dead_ends
         if fix is not None:
             out.append(fix)
@@ -514,11 +538,17 @@ def _test_words(name: str) -> str:
 
 
 def _unproven(
-    run: Episode, dead: Candidate, episode: Episode, written: dict[str, list[_Write]]
+    run: Episode,
+    dead: Candidate,
+    episode: Episode,
+    written: dict[str, list[_Write]],
 ) -> str:
     """Why a dead end has none of the shapes of a failure reviewers approve ("" when it has
-    one): refused by the tool or the machine, explained by a stated cause, or the same
-    informative error on three attempts that never passed."""
+    one): a stated cause that explains it, a missing dependency, another program answering
+    for the one called, or the same informative error on three attempts that never passed.
+    Without a cause, what fixed it is the lesson: its SOLUTION carries the error too. An
+    environment slip (a program not installed, a wrong folder, a typo'd path) that retyping
+    got past is routine."""
     first = run.failures[0]
     output = first.result.text
     span = snippets.error_gist(output)
@@ -528,8 +558,11 @@ def _unproven(
         return ""  # the environment lacks a dependency, whoever wrote the import
     if _fresh(first, gist, written):
         return "an error in code the session itself had written or edited (work in progress)"
-    if shapes.refused(gist) or _environment(gist, first.target):
-        return ""
+    slipped = shapes.slip(gist)
+    if _alias(gist, first.target) and not shapes.NOT_INSTALLED.search(gist):
+        return ""  # the machine itself speaks: another program answers for the one called
+    if slipped and not _really_changed(episode):
+        return f"an environment slip ({slipped}) {_SLIP_END[episode.success is not None]}"
     if _observes(first.command):
         return "a check of the state that saw the problem, not an attempt at something"
     if shapes.explains(dead.cause):
@@ -538,9 +571,34 @@ def _unproven(
         return "the error says only that it failed, and the session states no cause"
     if shapes.guessed(gist):
         return "a name the agent guessed that the project does not have (no cause stated)"
-    if len(run.failures) >= 3 and episode.success is None:
+    if len(run.failures) >= 3 and episode.success is None and not shapes.refused(gist):
         return ""
-    return "a failure with no stated cause: its error alone is not a lesson"
+    return NO_CAUSE
+
+
+#: Why a dead end with no cause stays out of the queue.
+NO_CAUSE = "a failure with no stated cause: its error alone is not a lesson"
+_SLIP_END = {
+    True: "that the agent got past by retyping the command",
+    False: "with no stated cause the session confirms and no fix",
+}
+
+
+def _really_changed(episode: Episode) -> bool:
+    """Whether something other than the command line changed before the success: a file
+    edited, a package installed."""
+    return episode.success is not None and any(
+        a.tool.name in EDIT_TOOLS or _installs(a) for a in episode.changes
+    )
+
+
+def _alias(output: str, target: str) -> bool:
+    """The error comes from another program than the one called (`tree` answered by
+    `lsd`): a fact about the machine."""
+    view = snippets.quiet(output[:4000])
+    called = target.split()[0] if target else ""
+    speaker = _SPEAKER.match(view)
+    return speaker is not None and speaker.group(1) not in _SHELLS and speaker.group(1) != called
 
 
 #: Subcommands that only look at the state of something (`kubectl rollout status`,
@@ -566,6 +624,12 @@ def _unproven_fix(
     """Why a solution has no shape reviewers approve ("" when it has one): it fixes the
     session's own work in progress, or the retry only ran less (a narrower target)."""
     first = episode.failures[0]
+    span = snippets.error_gist(first.result.text)
+    gist = first.result.text[span[0] : span[1]] if span else ""
+    slipped = shapes.slip(gist)
+    alias = _alias(gist, first.target) and not shapes.NOT_INSTALLED.search(gist)
+    if slipped and not alias and not _really_changed(episode):
+        return f"retyped after an environment slip ({slipped}): nothing about the project changed"
     edits = [a for a in episode.changes if a.tool.name in EDIT_TOOLS]
     if edits and all(snippets.edit_gist(a.tool) == "rewrote it" for a in edits):
         return "the only change rewrote a file whole: it says nothing concrete"
@@ -792,6 +856,8 @@ def dead_end(episode: Episode) -> Candidate | None:
     cause = "" if first.wanted else _diagnosis(last.said_next) or _late_cause(last, line)
     if cause and bar.novelty(bar.content_words(cause), set(bar.content_words(gist))) < 0.5:
         cause = ""  # it only repeats the error
+    if cause and bar.session_voice(cause):
+        cause = ""  # "we are in the wrong folder": the session's voice, not a cause to keep
     if cause:  # room for it: the error's gist is shortened
         gist = snippets.clean(snippets.short_paths(snippets.undecorated(line)), 110)
     why = f" — {cause}" if cause else ""
@@ -892,10 +958,8 @@ def solution(episode: Episode) -> Candidate | None:
             changes = tweaked
             if _narrowed(first.command, success.command):
                 narrowed = "the retry only ran a narrower or another target: it fixed nothing"
-    error = snippets.error_gist(failed_with)
-    named = _ERROR_NAME.search(failed_with[error[0] : error[1]]) if error else None
     # The dead end beside it quotes the error; a solution names it only by its code or class.
-    was = f" (it had failed with {named.group(0)})" if named else ""
+    was = _was(failed_with)
     edits = sum(a.tool.name in EDIT_TOOLS for a in episode.changes)
     installs = sum(_installs(a) for a in episode.changes)
     routine = "" if changes else "passed again with nothing changed in between"
@@ -917,6 +981,35 @@ def solution(episode: Episode) -> Candidate | None:
         span[0] if span else 0, evidence or _call(success), CONFIDENCE, summary, begin,
         success.done.line_end, routine=routine,
     )  # fmt: skip
+
+
+def _was(failed_with: str, whole: bool = False) -> str:
+    """How the solution names the error it fixed: its code or class, or (`whole`, when no
+    dead end beside it reaches the queue) the gist of the error line itself."""
+    error = snippets.error_gist(failed_with)
+    if error is None:
+        return ""
+    line = failed_with[error[0] : error[1]]
+    if whole:
+        gist = snippets.clean(snippets.short_paths(snippets.undecorated(line)), 110)
+        return f" (it had failed with {gist.rstrip('.')})" if gist else ""
+    named = _ERROR_NAME.search(line)
+    return f" (it had failed with {named.group(0)})" if named else ""
+
+
+def _with_symptom(fix: Candidate, episode: Episode) -> Candidate:
+    """The solution as the whole lesson — the error, then what changed — when the dead end
+    beside it stays out of the queue."""
+    failed_with = episode.failures[-1].result.text
+    short, whole = _was(failed_with), _was(failed_with, whole=True)
+    if not whole or short == whole:
+        return fix
+    head = fix.summary.rstrip(".")
+    if short and head.endswith(short):
+        head = head[: -len(short)]
+    if fix.summary.endswith("…"):
+        return fix  # no room left: the dead end's own summary is in the session's view
+    return replace(fix, summary=snippets.fit(head.rstrip(".") + whole))
 
 
 def _mechanics(action: Action) -> Candidate:

@@ -66,6 +66,36 @@ REFUSED = re.compile(
     r"|\bunsupported (?:engine|version|platform)\b",
     re.IGNORECASE,
 )
+#: The machine lacks the program the agent typed (or the agent typed it wrong).
+NOT_INSTALLED = re.compile(
+    r"\bcommand not found\b|executable file not found|\bis not recognized as an internal"
+    r"|\bno such command\b|: not found\s*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+#: A path that is not there from where the command ran: a wrong working directory or a
+#: typo'd path (`cd: foo: No such file or directory`, `Could not read package.json`,
+#: `can't open file`, `go.mod file not found`, `file or directory not found: tests/x.py`).
+MISSING_PATH = re.compile(
+    r"\bno such file or directory\b|\bENOENT\b|\bcan'?t open file\b|\bcannot find the"
+    r" (?:path|file)\b|\bfile or directory not found\b|\bnot a directory\b|\bcould not read"
+    r" package\.json\b|\bgo\.mod file not found\b|\bcould not find `?\w+\.(?:toml|json|ya?ml)"
+    r"|\bno rule to make target\b|\b(?:file|directory|folder|path)\b[^\n]{0,80}?\b(?:does not"
+    r" exist|doesn'?t exist|not found)\b|\bnot found:? [\w./-]*/[\w.-]+\.\w{1,6}\b",
+    re.IGNORECASE,
+)
+
+
+def slip(gist: str) -> str:
+    """What kind of environment slip the error is ("" when it is none): a program that is
+    not installed or was mistyped, or a path missing from where the command ran. Fixed by
+    retyping, such a failure is routine; only an install that fixed it says something."""
+    if NOT_INSTALLED.search(gist):
+        return "a program not installed or mistyped"
+    if MISSING_PATH.search(gist):
+        return "a path missing from where it ran (a wrong folder or a typo)"
+    return ""
+
+
 #: What a "not found" names when the agent guessed a name the project does not have (a
 #: script, a pod, a table): the lesson, if any, is the right name (its solution says it).
 GUESSED = re.compile(

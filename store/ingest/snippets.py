@@ -6,6 +6,7 @@ evidence stays verbatim.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import shlex
@@ -289,6 +290,8 @@ def _gist_line(text: str) -> tuple[int, int] | None:
     if compiled:
         return trimmed(view, *compiled.span())
     exceptions = [m for lo, hi in _regions(view) for m in _EXCEPTION_LINE.finditer(view, lo, hi)]
+    telling = [m for m in exceptions if not _WRAPPER.match(m.group())]
+    exceptions = telling or exceptions  # "Error: Command failed" wraps the real error
     if exceptions:
         traceback = "Traceback (most recent call last)" in view
         chosen = exceptions[-1] if traceback else exceptions[0]
@@ -299,11 +302,47 @@ def _gist_line(text: str) -> tuple[int, int] | None:
     located = _search(_LOCATION_LINE, view) if ":" in view else None
     if located is not None:
         return _with_message(view, located)
-    for pattern in (_LOG_ERROR_LINE, _TEST_FAILURE_LINE, _ERRORISH_LINE, _PROMPT_LINE):
+    for pattern in (_LOG_ERROR_LINE, _TEST_FAILURE_LINE):
         m = _search(pattern, view)
         if m is not None:
             return trimmed(view, *m.span())
+    m = _errorish(view)
+    if m is not None:
+        return trimmed(view, *m.span())
+    m = _search(_PROMPT_LINE, view)
+    if m is not None:
+        return trimmed(view, *m.span())
     return output_line(text, last=False, view=view)
+
+
+#: A wrapper's line around the real error: "Error: Command failed: …", "Error: Build failed".
+_WRAPPER = re.compile(
+    r"[ \t]*\[?(?:Error|Exception)\b:?[ \t]*(?:command failed|build failed|process exited"
+    r"|failed to compile|compilation failed|[^\n]*exited with (?:exit )?code)",
+    re.IGNORECASE,
+)
+#: Words of an error line that say it failed (not only that something was not there).
+_STRONG = re.compile(
+    r"\b(?:error|errors|failed|failure|fatal|exception|panic|denied|refused|timed out"
+    r"|not allowed|conflict|mismatch)\b",
+    re.IGNORECASE,
+)
+
+
+def _errorish(view: str) -> re.Match[str] | None:
+    """The first error-ish line, unless it only says something was not found or missing (a
+    notice printed on the way: `nvm: not found`, `No config file found`) and a later line
+    says the command failed: then that one."""
+    found = list(
+        itertools.islice(
+            (m for lo, hi in _regions(view) for m in _ERRORISH_LINE.finditer(view, lo, hi)), 6
+        )
+    )
+    if not found:
+        return None
+    if _STRONG.search(found[0].group()):
+        return found[0]
+    return next((m for m in found[1:6] if _STRONG.search(m.group())), found[0])
 
 
 def _with_message(view: str, located: re.Match[str]) -> tuple[int, int] | None:

@@ -209,6 +209,7 @@ def extract_warm(session: ParsedSession) -> WarmResult:
         problems.append(f"strategy bar failed: {type(exc).__name__}: {exc}")
         judged = {id(c): c for c in context.found}
     kept, owner = _corroborate(list(judged.values()))
+    kept = _deduplicated(kept)
     pairs = [
         (owner[id(judged[id(d)])], owner[id(judged[id(s)])])
         for d, s in context.resolved
@@ -283,12 +284,19 @@ def _judge(context: _Context) -> dict[int, Candidate]:
             novelty=fresh,
             confirmed=confirmed,
             said=c.strategy != "episode",
+            voice=c.strategy != "correction",
         )
         if c.strategy != "episode" and (verdict.passes or verdict.reason.startswith(_NAMEABLE)):
             named = _resolved(c, context)  # only what may reach the queue is worth the search
             if named is not c:
                 c = named
-                verdict = bar.judge(c.summary, novelty=fresh, confirmed=confirmed, said=True)
+                verdict = bar.judge(
+                    c.summary,
+                    novelty=fresh,
+                    confirmed=confirmed,
+                    said=True,
+                    voice=c.strategy != "correction",
+                )
         if verdict.passes and c.type == "HYPOTHESIS" and not _explains(c.summary):
             verdict = replace(verdict, reason="a guess that explains nothing (a name or a plan)")
         if verdict.passes and c.unproven:
@@ -889,6 +897,31 @@ def _corroborate(found: list[Candidate]) -> tuple[list[Candidate], dict[int, Can
     if group:
         kept.append(_survivor(group, owner))
     return sorted(kept, key=_order), owner
+
+
+#: Share of a node's content words an earlier node of the session's type must hold for the
+#: two to be one lesson (of the smaller word set).
+_NEAR_IDENTICAL = 0.8
+_DEDUP_WINDOW = 40  # earlier nodes of the type compared (a session rarely holds more)
+
+
+def _deduplicated(kept: list[Candidate]) -> list[Candidate]:
+    """Passing nodes of one type that say nearly the same thing as an earlier one of the
+    session (the same error from two commands, a finding restated later): only the first
+    stays in the queue; the others are suppressed with the reason."""
+    seen: dict[str, list[set[str]]] = {}
+    out: list[Candidate] = []
+    for c in kept:
+        words = set(bar.content_words(c.summary))
+        if not c.suppressed and len(words) >= 4:
+            earlier = seen.setdefault(c.type, [])
+            recent = earlier[-_DEDUP_WINDOW:]
+            if any(len(words & w) >= _NEAR_IDENTICAL * min(len(words), len(w)) for w in recent):
+                c = replace(c, suppressed=f"nearly repeats an earlier {c.type} of the session")
+            else:
+                earlier.append(words)
+        out.append(c)
+    return out
 
 
 def _survivor(group: list[Candidate], owner: dict[int, Candidate]) -> Candidate:

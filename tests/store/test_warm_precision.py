@@ -32,21 +32,87 @@ def test_a_failure_whose_cause_the_agent_states_is_a_dead_end() -> None:
     assert not only(t.extract(), "DEAD_END").suppressed
 
 
-@pytest.mark.parametrize(
-    "output",
-    [
-        "Error: unknown flag: --disable-all",  # a flag the installed version does not have
-        "bash: sentry-cli: command not found",  # the tool is not installed
-        'exec: "curl": executable file not found in $PATH',
-        "Error: Failed to attach to process 14: Permission denied (os error 13)",
-        "error: Missing CLICKHOUSE_URL or CLICKHOUSE_HOST",  # a required variable
-        "error: Authentication credentials were not provided. (http status: 401)",
-    ],
-)
-def test_a_failure_the_tool_or_the_machine_refused_needs_no_cause(output: str) -> None:
+REFUSALS = [
+    "Error: unknown flag: --disable-all",  # a flag the installed version does not have
+    "Error: Failed to attach to process 14: Permission denied (os error 13)",
+    "error: Missing CLICKHOUSE_URL or CLICKHOUSE_HOST",  # a required variable
+    "error: Authentication credentials were not provided. (http status: 401)",
+]
+
+
+@pytest.mark.parametrize("output", REFUSALS)
+def test_a_refusal_with_neither_a_cause_nor_a_fix_is_no_lesson(output: str) -> None:
     t = Transcript()
     t.run("Bash", output, error=True, command="tool run --disable-all ./...")
+    assert only(t.extract(), "DEAD_END").suppressed == NO_CAUSE
+
+
+@pytest.mark.parametrize("output", REFUSALS)
+def test_a_refusal_the_agent_explains_is_a_dead_end(output: str) -> None:
+    t = Transcript()
+    t.run("Bash", output, error=True, command="tool run --disable-all ./...")
+    t.say("`tool` 2.0 requires the `TOOL_TOKEN` variable because the v1 config file is gone.")
     assert not only(t.extract(), "DEAD_END").suppressed
+
+
+def test_a_refusal_and_what_fixed_it_are_one_lesson_in_the_solution() -> None:
+    t = Transcript()
+    t.run("Bash", "Error: unknown flag: --disable-all", error=True,
+          command="golangci-lint run --disable-all ./...")  # fmt: skip
+    t.run("Bash", "0 issues.", command="golangci-lint run ./...")
+    result = t.extract()
+    assert only(result, "DEAD_END").suppressed == NO_CAUSE
+    fix = only(result, "SOLUTION")
+    assert not fix.suppressed
+    assert fix.summary == (
+        "`golangci-lint run ./...` succeeds after dropping `--disable-all` (it had failed with"
+        " Error: unknown flag: --disable-all)."
+    )
+
+
+@pytest.mark.parametrize(
+    ("output", "failed", "worked"),
+    [
+        ("bash: python: command not found", "python manage.py migrate",
+         "python3 manage.py migrate"),  # the program mistyped for this machine
+        ('exec: "gotestsum": executable file not found in $PATH', "gotestsum ./...",
+         "go test ./..."),
+        ("npm error enoent Could not read package.json: Error: ENOENT: no such file or"
+         " directory, open '/w/package.json'", "npm run build",
+         "cd /w/web && npm run build"),  # run from the wrong folder
+        ("python3: can't open file '/w/scripts/seed.py': [Errno 2] No such file or directory",
+         "python3 scripts/seed.py", "python3 tools/seed.py"),  # a typo'd path
+    ],
+)  # fmt: skip
+def test_an_environment_slip_that_retyping_got_past_is_routine(
+    output: str, failed: str, worked: str
+) -> None:
+    t = Transcript()
+    t.run("Bash", output, error=True, command=failed)
+    t.say("The script lives in another folder because the repository keeps its app in `web/`.")
+    t.run("Bash", "done", command=worked)
+    result = t.extract()
+    dead = only(result, "DEAD_END")
+    assert dead.suppressed.startswith("an environment slip")
+    assert all(s.suppressed for s in of_type(result, "SOLUTION"))
+
+
+def test_an_environment_slip_with_no_fix_is_no_lesson_even_explained() -> None:
+    t = Transcript()
+    t.run("Bash", "bash: sentry-cli: command not found", error=True,
+          command="sentry-cli releases new 1.2")  # fmt: skip
+    t.say("`sentry-cli` is not installed on this machine, so releases can't be created here.")
+    assert only(t.extract(), "DEAD_END").suppressed.startswith("an environment slip")
+
+
+def test_a_program_installed_to_fix_a_command_not_found_is_a_lesson() -> None:
+    t = Transcript()
+    t.run("Bash", "bash: mise: command not found", error=True, command="mise run test")
+    t.run("Bash", "installed mise 2024.1.0", command="brew install mise")
+    t.run("Bash", "12 passed", command="mise run test")
+    fix = only(t.extract(), "SOLUTION")
+    assert not fix.suppressed
+    assert "`brew install mise`" in fix.summary
 
 
 def test_the_same_error_three_times_unresolved_is_a_dead_end() -> None:
