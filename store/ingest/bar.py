@@ -302,12 +302,14 @@ _SESSION_THING = re.compile(
 _OUR_VOICE = re.compile(r"\b(?:[Ww]e|[Ww]e'(?:re|ve|d|ll)|[Oo]urs?|us)\b")
 #: A generic noun with "the" and no name beside it ("the file", "the script", "the test"):
 #: which one only the session knew.
+_THING_NOUNS = (
+    r"(?:file|script|command|function|method|class|test|module|component|hook|endpoint|query"
+    r"|config|configuration|directory|folder|branch|migration|table|page|route|handler"
+    r"|service|server|app|export|import|variable|field|column|value|call|flag|option|setting"
+    r"|helper|wrapper|loop)s?"
+)
 _UNNAMED_THING = re.compile(
-    r"\b[Tt]he (?:file|script|command|function|method|class|test|module|component|hook"
-    r"|endpoint|query|config|configuration|directory|folder|branch|migration|table|page"
-    r"|route|handler|service|server|app|export|import|variable|field|column|value|call"
-    r"|flag|option|setting|helper|wrapper|loop)s?\b"
-    r"(?![ \t]*(?:[\w-]+[ \t]+)?[`(\"'])(?!'s)"
+    rf"\b[Tt]he {_THING_NOUNS}\b(?![ \t]*(?:{_THING_NOUNS}[ \t]+)?[`(\"'])(?!'s)"
 )
 
 

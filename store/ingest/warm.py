@@ -912,8 +912,10 @@ def _deduplicated(kept: list[Candidate]) -> list[Candidate]:
     seen: dict[str, list[set[str]]] = {}
     out: list[Candidate] = []
     for c in kept:
-        words = set(bar.content_words(c.summary))
-        if not c.suppressed and len(words) >= 4:
+        # A dead end is its error: the same error line from another command is one lesson.
+        error = c.strategy == "episode" and c.type == "DEAD_END"
+        words = set(bar.content_words(c.evidence if error else c.summary))
+        if not c.suppressed and len(words) >= (3 if error else 4):
             earlier = seen.setdefault(c.type, [])
             recent = earlier[-_DEDUP_WINDOW:]
             if any(len(words & w) >= _NEAR_IDENTICAL * min(len(words), len(w)) for w in recent):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from store.ingest import shapes, snippets
+from store.ingest import bar, shapes, snippets
 from store.ingest.episodes import _failed_step
 from store.models import ToolResult, ToolUse
 from tests.store.test_warm import Transcript, of_type, only, pending, prompt
@@ -538,3 +538,68 @@ def test_a_file_written_after_a_retry_that_worked_is_no_fork() -> None:
     t.run("Write", "File written", file_path="/w/src/a.ts", content="x")  # it worked
     t.run("Write", "File created", file_path="/w/src/b.ts", content="y")
     assert of_type(t.extract(), "PIVOT") == []
+
+
+# --------------------------------------------------------------------------- issue 11, round 3
+
+
+def test_a_near_identical_node_later_in_the_session_is_kept_out() -> None:
+    t = Transcript()
+    for command in ("npm run build", "npx next build"):  # one error, two commands
+        for _ in range(3):
+            t.run("Bash", "[TypeError: generate is not a function]", error=True,
+                  command=command)  # fmt: skip
+    first, second = of_type(t.extract(), "DEAD_END")
+    assert not first.suppressed
+    assert second.suppressed == "nearly repeats an earlier DEAD_END of the session"
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        # the session's voice: "we" is the agent and its user
+        "The root cause was that we call `flush()` before `commit()` in `store.py`.",
+        # a generic noun nobody named: which file only the session knew
+        "The root cause was that the script reads `DATABASE_URL` before `.env` is loaded.",
+    ],
+)
+def test_a_statement_in_the_sessions_voice_leans_on_the_session(said: str) -> None:
+    t = Transcript()
+    t.run("Bash", "DATABASE_URL flush() commit() store.py .env", command="cat notes.txt")
+    t.say(said)
+    assert all(n.suppressed for n in t.extract().nodes if n.strategy != "episode")
+
+
+def test_a_generic_noun_with_its_name_beside_it_is_self_contained() -> None:
+    assert not bar._leans("The root cause was that the script `seed.py` reads `DATABASE_URL`.")
+    assert not bar._leans("`seed.py` fails because the file reads `DATABASE_URL` too early.")
+    assert bar._leans("The root cause was that the file reads `DATABASE_URL` too early.")
+
+
+def test_a_test_run_that_ends_with_passes_only_is_no_failure() -> None:
+    t = Transcript()
+    logged = "tests/test_api.py::test_retry ERROR:root:upstream gave 503, retrying\n"
+    t.run("Bash", logged + "error: upstream 503\n===== 5 passed in 0.31s =====",
+          command="pytest tests/test_api.py")  # fmt: skip
+    assert not of_type(t.extract(), "DEAD_END")
+    t = Transcript()
+    t.run("Bash", logged + "error: upstream 503\n===== 1 failed, 4 passed in 0.31s =====",
+          command="pytest tests/test_api.py")  # fmt: skip
+    assert of_type(t.extract(), "DEAD_END")
+
+
+@pytest.mark.parametrize(
+    ("output", "gist"),
+    [
+        ("Error: Command failed: next build\nTypeError: generate is not a function\n",
+         "TypeError: generate is not a function"),  # a wrapper's line around the real one
+        ("sh: 1: nvm: not found\nBuild error: the page `/` failed to prerender\n",
+         "Build error: the page `/` failed to prerender"),  # a notice on the way
+    ],
+)  # fmt: skip
+def test_the_error_gist_is_not_a_wrapper_or_a_notice_printed_before_it(
+    output: str, gist: str
+) -> None:
+    span = snippets.error_gist(output)
+    assert span is not None
+    assert output[span[0] : span[1]] == gist
