@@ -457,6 +457,12 @@ def candidates(
             replace(d, unproven=d.unproven or _unproven(run, d, episode, written))
             for run, d in zip(kept, dead_ends, strict=True)
         ]
+        if (
+            fix is not None
+            and dead_ends[-1].unproven == _SEVERAL_STEPS
+            and not _really_changed(episode)
+        ):  # the retyped line's difference may be in a step that never failed
+            fix = replace(fix, unproven=fix.unproven or _SEVERAL_STEPS_FIX)
         if fix is not None and (dead_ends[-1].unproven or dead_ends[-1].routine):
             fix = _with_symptom(fix, episode)
         out += dead_ends
@@ -558,8 +564,8 @@ def _unproven(
         return ""  # the environment lacks a dependency, whoever wrote the import
     if _fresh(first, gist, written):
         return "an error in code the session itself had written or edited (work in progress)"
-    slipped = shapes.slip(gist)
-    if _alias(gist, first.target) and not shapes.NOT_INSTALLED.search(gist):
+    slipped = _environment_slip(gist, first.command)
+    if _alias(gist, first.target, first.command) and not shapes.NOT_INSTALLED.search(gist):
         return ""  # the machine itself speaks: another program answers for the one called
     if slipped and not _really_changed(episode):
         return f"an environment slip ({slipped}) {_SLIP_END[episode.success is not None]}"
@@ -576,12 +582,30 @@ def _unproven(
     return NO_CAUSE
 
 
+_SEVERAL_STEPS = "a command line of several steps: which one failed is not clear"
+_SEVERAL_STEPS_FIX = (
+    "the failing command line ran several steps: what the change fixed is not clear"
+)
 #: Why a dead end with no cause stays out of the queue.
 NO_CAUSE = "a failure with no stated cause: its error alone is not a lesson"
 _SLIP_END = {
     True: "that the agent got past by retyping the command",
     False: "with no stated cause the session confirms and no fix",
 }
+
+
+def _environment_slip(gist: str, command: str) -> str:
+    """`shapes.slip`, except for a program missing where the command runs another (`kubectl
+    exec … -- curl`, `docker run img curl`): what a container or a host lacks is a fact about
+    the project's infrastructure, not the agent's typing."""
+    slipped = shapes.slip(gist)
+    missing = shapes.missing_program(gist) if slipped else ""
+    if missing and command:
+        steps = re.split(r"\s*(?:&&|\|\||;|\n|\|)\s*", snippets.HEREDOC_BODY.sub("", command))
+        local = {_program_of(step) for step in steps}
+        if missing not in local and re.search(rf"(?<![\w./-]){re.escape(missing)}\b", command):
+            return ""
+    return slipped
 
 
 def _really_changed(episode: Episode) -> bool:
@@ -592,13 +616,15 @@ def _really_changed(episode: Episode) -> bool:
     )
 
 
-def _alias(output: str, target: str) -> bool:
-    """The error comes from another program than the one called (`tree` answered by
-    `lsd`): a fact about the machine."""
+def _alias(output: str, target: str, command: str = "") -> bool:
+    """The error comes from another program than the one called, and one the command line
+    never names (`tree` answered by `lsd`): a fact about the machine."""
     view = snippets.quiet(output[:4000])
     called = target.split()[0] if target else ""
     speaker = _SPEAKER.match(view)
-    return speaker is not None and speaker.group(1) not in _SHELLS and speaker.group(1) != called
+    if speaker is None or speaker.group(1) in _SHELLS or speaker.group(1) == called:
+        return False
+    return not re.search(rf"(?<![\w.-]){re.escape(speaker.group(1))}\b", command)
 
 
 #: Subcommands that only look at the state of something (`kubectl rollout status`,
@@ -626,8 +652,8 @@ def _unproven_fix(
     first = episode.failures[0]
     span = snippets.error_gist(first.result.text)
     gist = first.result.text[span[0] : span[1]] if span else ""
-    slipped = shapes.slip(gist)
-    alias = _alias(gist, first.target) and not shapes.NOT_INSTALLED.search(gist)
+    slipped = _environment_slip(gist, first.command)
+    alias = _alias(gist, first.target, first.command) and not shapes.NOT_INSTALLED.search(gist)
     if slipped and not alias and not _really_changed(episode):
         return f"retyped after an environment slip ({slipped}): nothing about the project changed"
     edits = [a for a in episode.changes if a.tool.name in EDIT_TOOLS]
@@ -847,7 +873,7 @@ def dead_end(episode: Episode) -> Candidate | None:
     if first.command:
         step = _failed_step(first.command, line)
         if step is None:
-            unclear = "a command line of several steps: which one failed is not clear"
+            unclear = _SEVERAL_STEPS
         elif step:
             what = f"`{snippets.clean(snippets.short_paths(step), 100)}`"
     gist = snippets.clean(snippets.short_paths(snippets.undecorated(line)), 150)

@@ -69,7 +69,7 @@ REFUSED = re.compile(
 #: The machine lacks the program the agent typed (or the agent typed it wrong).
 NOT_INSTALLED = re.compile(
     r"\bcommand not found\b|executable file not found|\bis not recognized as an internal"
-    r"|\bno such command\b|: not found\s*$",
+    r"|\bno such command\b|: not found\s*$|^\s*[\w.+-]+ not found\s*$",
     re.IGNORECASE | re.MULTILINE,
 )
 #: A path that is not there from where the command ran: a wrong working directory or a
@@ -85,12 +85,40 @@ MISSING_PATH = re.compile(
 )
 
 
+#: The program a "not installed" error names.
+_MISSING_PROGRAM = (
+    re.compile(r"command not found: ([\w.+-]+)"),
+    re.compile(r"exec: \"([\w.+-]+)\": executable file not found"),
+    re.compile(r"(?:^|[\s:])([A-Za-z_][\w.+-]*): (?:command )?not found", re.MULTILINE),
+    re.compile(r"^\s*([A-Za-z_][\w.+-]*) not found\s*$", re.MULTILINE),
+)
+
+
+def missing_program(gist: str) -> str:
+    """The program a "not installed" error names ("" when it names none)."""
+    for pattern in _MISSING_PROGRAM:
+        m = pattern.search(gist)
+        if m is not None:
+            return m.group(1)
+    return ""
+
+
+#: A password or a confirmation the agent's shell has no terminal to ask for.
+NO_TERMINAL = re.compile(
+    r"\bsudo: (?:a terminal is required|a password is required|no tty present)"
+    r"|\bno tty present\b|\bcannot prompt for (?:a )?password\b",
+    re.IGNORECASE,
+)
+
+
 def slip(gist: str) -> str:
     """What kind of environment slip the error is ("" when it is none): a program that is
     not installed or was mistyped, or a path missing from where the command ran. Fixed by
     retyping, such a failure is routine; only an install that fixed it says something."""
     if NOT_INSTALLED.search(gist):
         return "a program not installed or mistyped"
+    if NO_TERMINAL.search(gist):
+        return "a password prompt the agent's shell cannot answer"
     if MISSING_PATH.search(gist):
         return "a path missing from where it ran (a wrong folder or a typo)"
     return ""

@@ -716,8 +716,10 @@ def describe(tool: ToolUse) -> str:
     """A call as a summary names it: "`pytest tests/api`", "Edit of `app/page.tsx`"."""
     fields = inputs(tool)
     if "command" in fields:
-        first = _CD_PREFIX.sub("", fields["command"].strip()).split("\n", 1)[0]
-        return f"`{clean(short_paths(first), 100)}`"
+        lines = _CD_PREFIX.sub("", fields["command"].strip()).split("\n")
+        # a comment opening a script says what the agent meant, not what ran
+        first = next((ln for ln in lines if ln.strip() and not ln.lstrip().startswith("#")), "")
+        return f"`{clean(short_paths(_CD_PREFIX.sub('', first.strip()) or lines[0]), 100)}`"
     for name in ("file_path", "notebook_path", "path", "pattern", "url"):
         if name in fields:
             return f"{tool.name} of `{clean(short_paths(fields[name]), 80)}`"

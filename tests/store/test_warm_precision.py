@@ -603,3 +603,42 @@ def test_the_error_gist_is_not_a_wrapper_or_a_notice_printed_before_it(
     span = snippets.error_gist(output)
     assert span is not None
     assert output[span[0] : span[1]] == gist
+
+
+def test_a_program_missing_inside_a_container_is_about_the_project_not_a_slip() -> None:
+    t = Transcript()
+    t.run("Bash", 'OCI runtime exec failed: exec failed: unable to start container process: exec:'
+          ' "curl": executable file not found in $PATH: unknown', error=True,
+          command="kubectl -n api exec api-7f -- curl -s localhost:8080/healthz")  # fmt: skip
+    t.say("The api image is distroless apart from Python: it has no `curl`, so `python -c` it is.")
+    t.run("Bash", "200 0.012", command="kubectl -n api exec api-7f -- python -c 'import urllib'")
+    dead = only(t.extract(), "DEAD_END")
+    assert not dead.suppressed.startswith("an environment slip")
+    assert shapes.missing_program('exec: "curl": executable file not found in $PATH') == "curl"
+    assert shapes.missing_program("(eval):1: command not found: npm") == "npm"
+    assert shapes.missing_program("node not found") == "node"
+
+
+def test_a_password_prompt_the_agents_shell_cannot_answer_is_a_slip() -> None:
+    t = Transcript()
+    t.run("Bash", "sudo: a terminal is required to read the password; either use the -S option",
+          error=True, command="sudo tar -xzf /tmp/node.tar.gz -C /usr/local/nodejs")  # fmt: skip
+    t.run("Bash", "", command="tar -xzf /tmp/node.tar.gz -C ~/.local/nodejs")
+    result = t.extract()
+    assert only(result, "DEAD_END").suppressed.startswith("an environment slip")
+    assert all(s.suppressed for s in of_type(result, "SOLUTION"))
+
+
+def test_a_retyped_command_line_whose_failing_step_is_unclear_credits_nothing() -> None:
+    t = Transcript()
+    t.run("Bash", "Error: EACCES: permission denied, open '/w/.cache/x'", error=True,
+          command="npm ci && npm run build -- --no-lint")  # fmt: skip
+    t.run("Bash", "done", command="npm ci && npm run build")
+    result = t.extract()
+    assert only(result, "DEAD_END").suppressed.startswith("a command line of several steps")
+    assert only(result, "SOLUTION").suppressed.startswith("the failing command line ran several")
+
+
+def test_a_script_opening_with_a_comment_is_named_by_its_first_command() -> None:
+    tool = ToolUse("t1", "Bash", '{"command": "# Add to shell profile\\nexport PATH=x\\nnode -v"}')
+    assert snippets.describe(tool) == "`export PATH=x`"
