@@ -202,12 +202,14 @@ _BOX_DRAWING = re.compile("[\u2500-\u257f]")
 _CHECKLIST = re.compile("[✅❌✔✘✗☑☐]")
 _LIST_ITEM = re.compile(r"\s[-–•]\s+[A-Z][\w ,/'-]{1,40}:\s")
 _TABLE = re.compile(r"\|\s*:?-{3,}|(?:\|[^|\n]*){4,}\|")
+#: A table's row lifted out of its table ("| 7 | `guard.sh` | … |").
+_ROW = re.compile(r"^\s*\|(?:[^|\n]*\|){2,}")
 _NOT_PROSE = re.compile(r"[^\w\s]|[\d_]")
 
 
 def _prose(text: str) -> bool:
     """Mostly letters and spaces, with no box drawing: a sentence, not a tree or a table."""
-    if "```" in text or _TABLE.search(text) or _CHECKLIST.search(text):
+    if "```" in text or _TABLE.search(text) or _CHECKLIST.search(text) or _ROW.match(text):
         return False  # a code block, a table or a checklist lifted into the summary
     if len(_LIST_ITEM.findall(text)) >= 2:
         return False  # "X - Testable: … - Good error handling: …": a list of labelled points

@@ -642,3 +642,23 @@ def test_a_retyped_command_line_whose_failing_step_is_unclear_credits_nothing() 
 def test_a_script_opening_with_a_comment_is_named_by_its_first_command() -> None:
     tool = ToolUse("t1", "Bash", '{"command": "# Add to shell profile\\nexport PATH=x\\nnode -v"}')
     assert snippets.describe(tool) == "`export PATH=x`"
+
+
+def test_a_tables_row_lifted_out_of_its_table_is_not_a_sentence() -> None:
+    row = "| 7 | `pre-write-guard.sh`: `AUTHORIZE=1` bypass | fixes use the proper tool |."
+    assert bar.judge(row, said=True).reason.startswith("not a sentence")
+
+
+def test_a_conclusion_about_a_file_the_agent_just_edited_is_work_in_progress() -> None:
+    t = Transcript()
+    t.run("Edit", "updated", file_path="/w/src/models_evaluation.py",
+          old_string="from pydantic import BaseModel, model_validator",
+          new_string="from pydantic import BaseModel")  # fmt: skip
+    t.run("Bash", "E   NameError: name 'model_validator' is not defined", error=True,
+          command="pytest tests/test_models.py")  # fmt: skip
+    t.run("Bash", "src/models_evaluation.py:43:    @model_validator(mode='after')\n__pycache__",
+          command="grep -rn model_validator src/")  # fmt: skip
+    t.say("The issue is the `__pycache__` stale bytecode plus a reference in"
+          " `models_evaluation.py`.")  # fmt: skip
+    found = only(t.extract(), "DISCOVERY")
+    assert found.suppressed == "about `models_evaluation.py`, a file the agent is changing"
