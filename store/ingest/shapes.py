@@ -111,14 +111,26 @@ NO_TERMINAL = re.compile(
 )
 
 
+#: What the command would create is there already (a pull request, a branch, a folder, a
+#: port in use): the state of the working copy or the machine at that moment.
+TAKEN = re.compile(
+    r"\balready exists?\b|\bEEXIST\b|\bfile exists\b|\baddress already in use\b"
+    r"|\bis already (?:in use|taken|running|checked out|registered)\b",
+    re.IGNORECASE,
+)
+
+
 def slip(gist: str) -> str:
     """What kind of environment slip the error is ("" when it is none): a program that is
-    not installed or was mistyped, or a path missing from where the command ran. Fixed by
-    retyping, such a failure is routine; only an install that fixed it says something."""
+    not installed or was mistyped, a password prompt with no terminal, something to create
+    that already existed, or a path missing from where the command ran. Fixed by retyping,
+    such a failure is routine; only an edit or an install that fixed it says something."""
     if NOT_INSTALLED.search(gist):
         return "a program not installed or mistyped"
     if NO_TERMINAL.search(gist):
         return "a password prompt the agent's shell cannot answer"
+    if TAKEN.search(gist):
+        return "something it would create already existed"
     if MISSING_PATH.search(gist):
         return "a path missing from where it ran (a wrong folder or a typo)"
     return ""

@@ -662,3 +662,14 @@ def test_a_conclusion_about_a_file_the_agent_just_edited_is_work_in_progress() -
           " `models_evaluation.py`.")  # fmt: skip
     found = only(t.extract(), "DISCOVERY")
     assert found.suppressed == "about `models_evaluation.py`, a file the agent is changing"
+
+
+def test_something_to_create_that_already_existed_is_a_slip_retyping_got_past() -> None:
+    t = Transcript()
+    t.run("Bash", 'a pull request for branch "fix-x" into branch "main" already exists:\n'
+          "https://github.com/o/r/pull/6689", error=True,
+          command='gh pr create --title "fix: x" --body "y"')  # fmt: skip
+    t.run("Bash", "https://github.com/o/r/pull/6689", command='gh pr edit 6689 --title "fix: x"')
+    result = t.extract()
+    assert only(result, "DEAD_END").suppressed.startswith("an environment slip (something")
+    assert only(result, "SOLUTION").suppressed.startswith("retyped after an environment slip")
