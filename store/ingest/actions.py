@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
-from store.ingest import snippets, statements
+from store.ingest import shapes, snippets, statements
 from store.ingest.harness import HarnessError, harness_error
 from store.models import ToolResult, ToolUse, TranscriptMessage
 
@@ -209,7 +209,8 @@ def _action(
     harness = harness_error(result.text) if result.is_error else None
     looked_around = _routine(tool, target, command)
     # Routine commands are only read for their flagged failures (their output is data).
-    failed = result.is_error or (
+    flagged = result.is_error and not (command and harness is None and _passed(result.text))
+    failed = flagged or (
         bool(command)
         and not looked_around
         and not snippets.inspects_output(command)
@@ -248,6 +249,18 @@ _FAIL_COUNT = re.compile(
     r"|^[ \t]*--- FAIL|\bFAILED\b",
     re.MULTILINE,
 )
+
+
+def _passed(output: str) -> bool:
+    """A flagged result whose output is a test run that passed: the exit code came from
+    something else (a pipe, a coverage report), and no line carries a failure."""
+    if "pass" not in output.lower() and "ok" not in output.lower():
+        return False
+    view = snippets.quiet(output)
+    span = snippets.error_gist(output)
+    gist = view[span[0] : span[1]] if span else ""
+    bare = not gist or shapes.bare_gist(gist) or bool(_PASS_COUNT.search(gist))
+    return bare and _all_passed(view[-4000:])
 
 
 def _all_passed(tail: str) -> bool:

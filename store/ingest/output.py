@@ -267,7 +267,31 @@ def _gist_line(text: str) -> tuple[int, int] | None:
     m = _search(_PROMPT_LINE, view)
     if m is not None:
         return trimmed(view, *m.span())
-    return output_line(text, last=False, view=view)
+    return _past_banners(view) or output_line(text, last=False, view=view)
+
+
+#: A line a program prints on its way (a step heading, a progress or an info line, the
+#: command echoed back), never the reason it failed.
+_BANNER = re.compile(
+    r"[ \t]*(?:==>|-->|=>|>>>?|\+ |\$ |#|\[(?:info|debug|notice)\]|(?:info|note|notice|hint"
+    r"|debug)\b:?|npm (?:notice|info|http)|(?:running|downloading|fetching|checking|installing"
+    r"|resolving|compiling|building|loading|starting)\b)",
+    re.IGNORECASE,
+)
+
+
+def _past_banners(view: str) -> tuple[int, int] | None:
+    """The first line that says something and is not a banner, when a banner opens the
+    output (`==> Running in non-interactive mode …` before `Need sudo access on macOS!`)."""
+    first = output_line(view, last=False, view=view)
+    if first is None or not _BANNER.match(view, first[0]):
+        return None
+    for start, end in _line_spans(view, reverse=False):
+        if start < first[0] or _NOISE_LINE.fullmatch(view, start, end):
+            continue
+        if _says_something(view, start, end) and not _BANNER.match(view, start, end):
+            return trimmed(view, start, end)
+    return None
 
 
 #: A wrapper's line around the real error: "Error: Command failed: …", "Error: Build failed".

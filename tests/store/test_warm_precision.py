@@ -673,3 +673,25 @@ def test_something_to_create_that_already_existed_is_a_slip_retyping_got_past() 
     result = t.extract()
     assert only(result, "DEAD_END").suppressed.startswith("an environment slip (something")
     assert only(result, "SOLUTION").suppressed.startswith("retyped after an environment slip")
+
+
+def test_a_flagged_run_whose_output_is_a_passing_test_run_is_no_failure() -> None:
+    t = Transcript()
+    t.run("Bash", "Exit code 1\n...\n===== 5 passed in 0.31s =====", error=True,
+          command="pytest tests/api -q | tail -3; false")  # fmt: skip
+    assert not of_type(t.extract(), "DEAD_END")
+    t = Transcript()
+    t.run("Bash", "Exit code 1\ncmd/x.go:3:1: printf: bad verb\nok  \texample.com/x\t0.2s",
+          error=True, command="go test ./... && go vet ./...")  # fmt: skip
+    assert of_type(t.extract(), "DEAD_END")
+
+
+def test_a_banner_opening_the_output_is_not_the_errors_gist() -> None:
+    output = (
+        "Exit code 1\n==> Running in non-interactive mode because `$NONINTERACTIVE` is set.\n"
+        "==> Checking for `sudo` access (which may request your password)...\n"
+        "Need sudo access on macOS (e.g. the user dev needs to be an Administrator)!"
+    )
+    span = snippets.error_gist(output)
+    assert span is not None
+    assert output[span[0] : span[1]].startswith("Need sudo access on macOS")
