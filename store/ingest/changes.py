@@ -23,7 +23,7 @@ def _was(failed_with: str, whole: bool = False) -> str:
         return ""
     line = failed_with[error[0] : error[1]]
     if whole:
-        gist = snippets.clean(snippets.short_paths(snippets.undecorated(line)), 110)
+        gist = snippets.error_line(line, 110)
         return f" (it had failed with {gist.rstrip('.')})" if gist else ""
     named = _ERROR_NAME.search(line)
     return f" (it had failed with {named.group(0)})" if named else ""

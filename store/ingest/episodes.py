@@ -229,7 +229,7 @@ def dead_end(episode: Episode) -> Candidate | None:
             unclear = _SEVERAL_STEPS
         elif step:
             what = f"`{snippets.clean(snippets.short_paths(step), 100)}`"
-    gist = snippets.clean(snippets.short_paths(snippets.undecorated(line)), 150)
+    gist = snippets.error_line(line, 150)
     again = f" ({tries} attempts)" if tries > 1 else ""
     verb = "stops at" if _is_prompt(line) else "fails with"
     cause = "" if first.wanted else _diagnosis(last.said_next) or _late_cause(last, line)
@@ -238,7 +238,7 @@ def dead_end(episode: Episode) -> Candidate | None:
     if cause and bar.session_voice(cause):
         cause = ""  # "we are in the wrong folder": the session's voice, not a cause to keep
     if cause:  # room for it: the error's gist is shortened
-        gist = snippets.clean(snippets.short_paths(snippets.undecorated(line)), 110)
+        gist = snippets.error_line(line, 110)
     why = f" — {cause}" if cause else ""
     summary = snippets.fit(f"{what} {verb} {gist.rstrip('.')}{again}{why}")
     return Candidate(
@@ -371,7 +371,7 @@ def _mechanics(action: Action) -> Candidate:
         reason = "a service's quota or rate limit (the moment's account state, not the project)"
     else:
         reason = "a routine command (looking around or a throwaway script, not the project)"
-    gist = snippets.clean(snippets.short_paths(snippets.undecorated(line)), 120)
+    gist = snippets.error_line(line, 120)
     summary = snippets.fit(f"{_call(action)} failed with {gist}")
     return Candidate(
         "episode", "DEAD_END", action.done, action.stream, action.done_pos, span[0], line,

@@ -125,6 +125,25 @@ def clean(text: str, limit: int, *, secrets: bool = True) -> str:
     return fold(_EMPHASIS.sub("", text), limit)
 
 
+#: Where an error message chains its context ("exec failed: unable to start container
+#: process: exec: \"curl\": executable file not found").
+_CHAIN = re.compile(r":\s+")
+
+
+def error_line(line: str, limit: int) -> str:
+    """An error line as a summary quotes it: decorations gone, paths shortened, at most
+    `limit` characters; a line too long that chains its context with colons loses its first
+    links, not its last (the cause is at the end of the chain)."""
+    text = short_paths(undecorated(line))
+    text = " ".join(text.split())
+    while len(text) > limit:
+        links = _CHAIN.split(text, maxsplit=1)
+        if len(links) < 2 or len(links[1]) < 24:
+            break
+        text = links[1]
+    return clean(text, limit)
+
+
 def fold(text: str, limit: int) -> str:
     """`store.text.one_line`, with a fast path for the usual printable text."""
     text = " ".join(text.split())

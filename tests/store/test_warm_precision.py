@@ -695,3 +695,14 @@ def test_a_banner_opening_the_output_is_not_the_errors_gist() -> None:
     span = snippets.error_gist(output)
     assert span is not None
     assert output[span[0] : span[1]].startswith("Need sudo access on macOS")
+
+
+def test_a_long_error_chain_keeps_its_last_links() -> None:
+    line = (
+        "OCI runtime exec failed: exec failed: unable to start container process: exec:"
+        ' "curl": executable file not found in $PATH: unknown'
+    )
+    assert snippets.error_line(line, 110).startswith("exec failed: unable to start container")
+    assert '"curl": executable file not found' in snippets.error_line(line, 110)
+    short = "src/a.ts(6,33): error TS2307: Cannot find module 'zod'."
+    assert snippets.error_line(short, 110) == short
