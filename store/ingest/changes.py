@@ -44,6 +44,23 @@ def _with_symptom(fix: Candidate, episode: Episode) -> Candidate:
     return replace(fix, summary=snippets.fit(head.rstrip(".") + whole))
 
 
+#: Options that change how a command reports, never whether it works.
+_OUTPUT_FLAGS = re.compile(
+    r"^-(?:q|v|vv|vvv|s|x|qq)$|^--(?:quiet|verbose|silent|color|colour|no-colou?r|tb|reporter"
+    r"|format|json|progress|no-progress|summary|durations|show-\w+|log-level|loglevel)(?:=.*)?$"
+)
+
+
+def output_only(failed: str, worked: str) -> bool:
+    """Whether the working command differs from the failing one only by options that change
+    how it reports (`-q`, `--tb=short`, `--verbose`…): such a retry fixed nothing."""
+    _, before = snippets.command_tokens(failed)
+    _, after = snippets.command_tokens(worked)
+    added = [w for w in after if w not in before]
+    dropped = [w for w in before if w not in after]
+    return bool(added or dropped) and all(_OUTPUT_FLAGS.match(w) for w in added + dropped)
+
+
 def _command_changes(failed: str, worked: str) -> list[str]:
     """How the working command differs from the failing one: flags and arguments added or
     dropped, and what feeds it (a pipe in front of it)."""

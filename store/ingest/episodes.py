@@ -47,6 +47,7 @@ from store.ingest.changes import (
     _looks,
     _was,
     _with_symptom,
+    output_only,
 )
 from store.ingest.failure_bar import (
     _SEVERAL_STEPS,
@@ -332,6 +333,8 @@ def solution(episode: Episode) -> Candidate | None:
             changes = tweaked
             if _narrowed(first.command, success.command):
                 narrowed = "the retry only ran a narrower or another target: it fixed nothing"
+            elif output_only(first.command, success.command):
+                narrowed = "the retry only changed how the command reports: it fixed nothing"
     # The dead end beside it quotes the error; a solution names it only by its code or class.
     was = _was(failed_with)
     edits = sum(a.tool.name in EDIT_TOOLS for a in episode.changes)

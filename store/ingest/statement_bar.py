@@ -46,7 +46,35 @@ def _revise(judged: dict[int, Candidate], context: _Context) -> dict[int, Candid
             judged[key] = _settled(c, passing, context)
         elif c.type == "SOLUTION" and c.strategy != "episode" and _user_says_fails(c, context):
             judged[key] = replace(c, suppressed="the user's next message says it still fails")
+        elif c.type == "DISCOVERY" and c.strategy != "episode" and _revised(c, context):
+            judged[key] = replace(c, suppressed=_TAKEN_BACK_REASON)
     return judged
+
+
+#: The agent taking back what it just concluded ("Actually, …", "the real issue is …",
+#: "I was wrong", "that's not it").
+_TAKEN_BACK = re.compile(
+    r"^\W*(?:actually|wait|hmm|no[,.]|oops)\b|\b(?:the (?:real|actual) (?:issue|problem|cause"
+    r"|culprit|bug)|i was wrong|that'?s not (?:it|the (?:issue|cause|problem))|is not the (?:issue"
+    r"|cause|problem)|was(?:n'?t| not) the (?:issue|cause|problem)|on closer (?:look|inspection)"
+    r"|i misread|not stale)\b",
+    re.IGNORECASE,
+)
+_TAKEN_BACK_REASON = "the agent took it back right after (a belief it gave up)"
+_REVISION_WINDOW = 6  # messages after a conclusion in which the agent may take it back
+
+
+def _revised(c: Candidate, context: _Context) -> bool:
+    """Whether the agent takes back a conclusion in its next few messages, before the user
+    speaks again."""
+    if not shapes.concluded(f"{c.evidence} {c.summary}"):
+        return False
+    for later in context.streams[c.stream][c.pos + 1 : c.pos + 1 + _REVISION_WINDOW]:
+        if statements.is_prompt(later):
+            return False
+        if later.role == "assistant" and later.text and _TAKEN_BACK.search(later.text[:300]):
+            return True
+    return False
 
 
 def _settled(h: Candidate, passing: Sequence[Candidate], context: _Context) -> Candidate:

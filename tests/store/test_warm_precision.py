@@ -706,3 +706,30 @@ def test_a_long_error_chain_keeps_its_last_links() -> None:
     assert '"curl": executable file not found' in snippets.error_line(line, 110)
     short = "src/a.ts(6,33): error TS2307: Cannot find module 'zod'."
     assert snippets.error_line(short, 110) == short
+
+
+def test_a_conclusion_the_agent_takes_back_right_after_is_not_kept() -> None:
+    def session(after: str) -> Transcript:
+        t = Transcript()
+        t.run("Bash", "config/db.yml:4:  search_path: public",
+              command="grep -rn search_path config/")  # fmt: skip
+        t.say("The root cause is that `search_path` in `config/db.yml` is `public` only, so"
+              " `psql` never sees the `reporting` schema.")  # fmt: skip
+        t.run("Bash", "reporting | orders_archive", command="psql -c '\\dt *.orders_archive'")
+        t.say(after)
+        return t
+
+    kept = only(session("So `reporting.orders_archive` it is.").extract(), "DISCOVERY")
+    taken_back = only(
+        session("Actually, the table is in `public`: the real issue is a typo.").extract(),
+        "DISCOVERY",
+    )
+    assert not kept.suppressed
+    assert taken_back.suppressed == "the agent took it back right after (a belief it gave up)"
+
+
+def test_a_retry_that_only_changes_how_the_command_reports_fixed_nothing() -> None:
+    t = Transcript()
+    t.run("Bash", "E   AssertionError: assert 3 == 4", error=True, command="pytest tests/api -x")
+    t.run("Bash", "4 passed in 0.2s", command="pytest tests/api -x -q --tb=short")
+    assert only(t.extract(), "SOLUTION").suppressed.startswith("the retry only changed how")
