@@ -564,7 +564,24 @@ def _bench_quality(work: Path) -> dict[str, Any]:
         return {"skipped": f"no transcripts at {transcripts} (set LIBRARIAN_CORPUS)"}
     if not (LABELS_DIR / "lessons.jsonl").is_file():
         return {"skipped": f"no labels at {LABELS_DIR} (they ship with the source, not the wheel)"}
-    return _child("child-quality", str(work / "quality"), str(transcripts))
+    report = _child("child-quality", str(work / "quality"), str(transcripts))
+    tune = _tune_set()
+    if tune is not None:
+        report["tune"] = _child("child-quality-tune", str(work / "quality"), str(tune))
+    return report
+
+
+def _tune_set() -> Path | None:
+    """A second set of real sessions nobody labelled (`LIBRARIAN_QUALITY_TUNE`), read in place
+    and only from outside the project: no transcript is copied into the repository."""
+    named = os.environ.get("LIBRARIAN_QUALITY_TUNE", "")
+    if not named:
+        return None
+    folder = Path(named).expanduser().resolve()
+    project = Path(__file__).resolve().parent.parent
+    if not folder.is_dir() or folder.is_relative_to(project):
+        return None
+    return folder
 
 
 # -- patterns: consolidation, the SessionStart hook, the MCP server --------------------------
@@ -1371,6 +1388,12 @@ def child_quality(workdir: str, transcripts: str) -> dict[str, Any]:
     return run_quality(Path(transcripts), workdir=Path(workdir)).to_json()
 
 
+def child_quality_tune(workdir: str, transcripts: str) -> dict[str, Any]:
+    from store.quality.corpus import run_unlabelled
+
+    return {"folder": transcripts, **run_unlabelled(Path(transcripts), workdir=Path(workdir))}
+
+
 #: Read calls per retrieval-log growth scenario (`mcp_log_growth`).
 LOG_CALLS = 1000
 
@@ -1481,6 +1504,7 @@ _CHILDREN: dict[str, Callable[..., dict[str, Any]]] = {
     "child-blast": child_blast,
     "child-health": child_health,
     "child-quality": child_quality,
+    "child-quality-tune": child_quality_tune,
     "child-secrets": child_secrets,
     **CATALOG_CHILDREN,
 }
