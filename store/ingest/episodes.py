@@ -14,6 +14,12 @@ What is not an episode: a success that ended no failure (never a node), the agen
 own tool errors (`store.ingest.harness`), and routine commands whose failures say nothing
 about the project (listing, reading, searching, moving around): those failures are kept as
 suppressed candidates with the reason.
+
+The tool structure and the episodes themselves are `store.ingest.actions`; what changed
+between two attempts is `store.ingest.changes`; why a dead end or a solution stays out of
+the queue (work in progress, an environment slip, the agent's own test…) is
+`store.ingest.failure_bar`. When a dead end stays out for want of a stated cause, its
+solution quotes the error too: symptom and fix in one node.
 """
 
 from __future__ import annotations
