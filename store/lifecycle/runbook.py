@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from store import catalog
 from store.errors import LibrarianError
 from store.ingest.redact import redact
+from store.lifecycle.graph import blast_radius
 from store.lifecycle.regression_cases import LISTED, append_case, carrier, case_line, skill_cases
 from store.lifecycle.status import record
 from store.models import RUNBOOK_STEPS, Incident, Run, RunStep, StepPlan
@@ -29,7 +30,7 @@ from store.patterns.regressions import REFERENCE
 from store.text import one_line
 
 if TYPE_CHECKING:
-    from store.library import Library
+    from store.kernel import Kernel
 
 #: Dependents and sessions kept in a step's payload (counts stay exact).
 KEEP = 200
@@ -44,7 +45,7 @@ class RunbookError(LibrarianError):
 # -- reading -----------------------------------------------------------------------------------
 
 
-def runs(library: Library, *, status: str | None = None, skill: str | None = None) -> list[Run]:
+def runs(library: Kernel, *, status: str | None = None, skill: str | None = None) -> list[Run]:
     """Runs, open ones first, newest first."""
     where, args = [], []
     if status:
@@ -59,12 +60,12 @@ def runs(library: Library, *, status: str | None = None, skill: str | None = Non
         return [_run(conn, row) for row in conn.execute(sql, args).fetchall()]
 
 
-def get_run(library: Library, run_id: str) -> Run:
+def get_run(library: Kernel, run_id: str) -> Run:
     with library.db.read() as conn:
         return _get(conn, run_id)
 
 
-def incidents(library: Library, skill: str | None = None) -> list[Incident]:
+def incidents(library: Kernel, skill: str | None = None) -> list[Incident]:
     sql = "SELECT * FROM incidents"
     args: tuple[str, ...] = ()
     if skill:
@@ -140,7 +141,7 @@ def _incident(row: sqlite3.Row) -> Incident:
 # -- starting, planning, doing -----------------------------------------------------------------
 
 
-def start(library: Library, key: str | int, reason: str) -> Run:
+def start(library: Kernel, key: str | int, reason: str) -> Run:
     """Open a run for a skill, or return its open run (a run is resumed, never duplicated)."""
     with library.db.write() as conn:
         sid = catalog.resolve(conn, key)
@@ -176,7 +177,7 @@ def start(library: Library, key: str | int, reason: str) -> Run:
         return _get(conn, run_id)
 
 
-def open_run_for(library: Library, key: str | int) -> Run | None:
+def open_run_for(library: Kernel, key: str | int) -> Run | None:
     with library.db.read() as conn:
         sid = catalog.resolve(conn, key)
         if sid is None:
@@ -187,7 +188,7 @@ def open_run_for(library: Library, key: str | int) -> Run | None:
         return None if row is None else _get(conn, str(row[0]))
 
 
-def abandon(library: Library, run_id: str, reason: str) -> Run:
+def abandon(library: Kernel, run_id: str, reason: str) -> Run:
     """Close an open run without finishing it (what was done stays done and recorded)."""
     if not reason.strip():
         raise RunbookError("abandoning a run needs a reason")
@@ -204,7 +205,7 @@ def abandon(library: Library, run_id: str, reason: str) -> Run:
         return _get(conn, run_id)
 
 
-def plan(library: Library, run_id: str, **inputs: str) -> StepPlan:
+def plan(library: Kernel, run_id: str, **inputs: str) -> StepPlan:
     """What the run's next step will do, computed from the library as it is now."""
     run = get_run(library, run_id)
     step = run.next_step
@@ -215,7 +216,7 @@ def plan(library: Library, run_id: str, **inputs: str) -> StepPlan:
     return StepPlan(run_id, step, name, title, tuple(actions), waiting)
 
 
-def execute(library: Library, run_id: str, step: int, **inputs: str) -> Run:
+def execute(library: Kernel, run_id: str, step: int, **inputs: str) -> Run:
     """Do one step (it must be the run's next step) and record it; returns the run."""
     run = get_run(library, run_id)
     if run.next_step != step:
@@ -242,7 +243,7 @@ def execute(library: Library, run_id: str, step: int, **inputs: str) -> Run:
 Inputs = dict[str, str]
 
 
-def _nothing(library: Library, run: Run, inputs: Inputs) -> Any:
+def _nothing(library: Kernel, run: Run, inputs: Inputs) -> Any:
     return None
 
 
@@ -258,7 +259,7 @@ def _skill_row(conn: sqlite3.Connection, run: Run) -> sqlite3.Row:
 # 1 quarantine
 
 
-def _plan_quarantine(library: Library, run: Run, inputs: Inputs) -> tuple[list[str], str]:
+def _plan_quarantine(library: Kernel, run: Run, inputs: Inputs) -> tuple[list[str], str]:
     with library.db.read() as conn:
         row = _skill_row(conn, run)
     if row["status"] == "retired":
@@ -271,7 +272,7 @@ def _plan_quarantine(library: Library, run: Run, inputs: Inputs) -> tuple[list[s
 
 
 def _do_quarantine(
-    library: Library, conn: sqlite3.Connection, run: Run, inputs: Inputs, _: Any
+    library: Kernel, conn: sqlite3.Connection, run: Run, inputs: Inputs, _: Any
 ) -> tuple[str, dict[str, Any]]:
     row = _skill_row(conn, run)
     if row["status"] == "retired":
@@ -293,8 +294,8 @@ def _do_quarantine(
 # 2 blast radius
 
 
-def _plan_blast(library: Library, run: Run, inputs: Inputs) -> tuple[list[str], str]:
-    radius = library.blast(run.skill_id, run.version_no)
+def _plan_blast(library: Kernel, run: Run, inputs: Inputs) -> tuple[list[str], str]:
+    radius = blast_radius(library, run.skill_id, run.version_no)
     return [
         f"record the blast radius of v{run.version_no}: {len(radius.dependents)} dependent"
         f" skills, {len(radius.sessions)} sessions, {len(radius.patterns)} patterns,"
@@ -316,12 +317,12 @@ def _pin_lines(radius: Any, run: Run) -> list[str]:
     return lines
 
 
-def _prepare_blast(library: Library, run: Run, inputs: Inputs) -> Any:
-    return library.blast(run.skill_id, run.version_no)
+def _prepare_blast(library: Kernel, run: Run, inputs: Inputs) -> Any:
+    return blast_radius(library, run.skill_id, run.version_no)
 
 
 def _do_blast(
-    library: Library, conn: sqlite3.Connection, run: Run, inputs: Inputs, radius: Any
+    library: Kernel, conn: sqlite3.Connection, run: Run, inputs: Inputs, radius: Any
 ) -> tuple[str, dict[str, Any]]:
     dependents = [
         {"name": d.name, "status": d.status, "relation": d.relation, "depth": d.depth}
@@ -370,16 +371,16 @@ def _active(conn: sqlite3.Connection, names: list[str]) -> list[tuple[int, str, 
     return found
 
 
-def _dependents_now(library: Library, run: Run) -> list[str]:
+def _dependents_now(library: Kernel, run: Run) -> list[str]:
     payload = _recorded(run, 2)
     names = [d["name"] for d in payload.get("dependents", [])]
     if payload.get("dependent_count", 0) > len(names):
         version = int(payload.get("version_no", 0) or 0)
-        names = [d.name for d in library.blast(run.skill_id, version).dependents]
+        names = [d.name for d in blast_radius(library, run.skill_id, version).dependents]
     return names
 
 
-def _plan_demote(library: Library, run: Run, inputs: Inputs) -> tuple[list[str], str]:
+def _plan_demote(library: Kernel, run: Run, inputs: Inputs) -> tuple[list[str], str]:
     with library.db.read() as conn:
         active = _active(conn, _dependents_now(library, run))
     if not active:
@@ -390,12 +391,12 @@ def _plan_demote(library: Library, run: Run, inputs: Inputs) -> tuple[list[str],
     return shown, ""
 
 
-def _prepare_demote(library: Library, run: Run, inputs: Inputs) -> Any:
+def _prepare_demote(library: Kernel, run: Run, inputs: Inputs) -> Any:
     return _dependents_now(library, run)
 
 
 def _do_demote(
-    library: Library, conn: sqlite3.Connection, run: Run, inputs: Inputs, names: Any
+    library: Kernel, conn: sqlite3.Connection, run: Run, inputs: Inputs, names: Any
 ) -> tuple[str, dict[str, Any]]:
     demoted = []
     for sid, name, status in _active(conn, list(names)):
@@ -415,7 +416,7 @@ def _do_demote(
 # 4 audit
 
 
-def _audit(library: Library, run: Run) -> dict[str, Any]:
+def _audit(library: Kernel, run: Run) -> dict[str, Any]:
     days = int(library.config.get("runbook.audit_days", 30))
     now = datetime.fromisoformat(library.clock())
     since = (now - timedelta(days=days)).isoformat()
@@ -486,7 +487,7 @@ def _what_it_did(conn: sqlite3.Connection, session_id: str, name: str) -> list[s
     return moves[:6]
 
 
-def _plan_audit(library: Library, run: Run, inputs: Inputs) -> tuple[list[str], str]:
+def _plan_audit(library: Kernel, run: Run, inputs: Inputs) -> tuple[list[str], str]:
     days = int(library.config.get("runbook.audit_days", 30))
     return [
         f"record the sessions that used {run.skill_name} in the last {days} days, what it did"
@@ -494,12 +495,12 @@ def _plan_audit(library: Library, run: Run, inputs: Inputs) -> tuple[list[str], 
     ], ""
 
 
-def _prepare_audit(library: Library, run: Run, inputs: Inputs) -> Any:
+def _prepare_audit(library: Kernel, run: Run, inputs: Inputs) -> Any:
     return _audit(library, run)
 
 
 def _do_audit(
-    library: Library, conn: sqlite3.Connection, run: Run, inputs: Inputs, audit: Any
+    library: Kernel, conn: sqlite3.Connection, run: Run, inputs: Inputs, audit: Any
 ) -> tuple[str, dict[str, Any]]:
     summary = (
         f"{audit['session_count']} sessions and {audit['runs']} runs in {audit['days']} days,"
@@ -513,7 +514,7 @@ def _do_audit(
 # 5 repair or replace
 
 
-def _repair_choice(library: Library, run: Run, inputs: Inputs) -> tuple[str, str, int, str]:
+def _repair_choice(library: Kernel, run: Run, inputs: Inputs) -> tuple[str, str, int, str]:
     """(mode, successor, new version, why it waits) from the inputs and the catalog."""
     successor = inputs.get("successor", "").strip()
     mode = inputs.get("mode", "").strip()
@@ -550,7 +551,7 @@ def _repair_choice(library: Library, run: Run, inputs: Inputs) -> tuple[str, str
     )
 
 
-def _plan_repair(library: Library, run: Run, inputs: Inputs) -> tuple[list[str], str]:
+def _plan_repair(library: Kernel, run: Run, inputs: Inputs) -> tuple[list[str], str]:
     mode, successor, version, waiting = _repair_choice(library, run, inputs)
     cases = _case_lines(library, run)
     if mode == "successor":
@@ -569,7 +570,7 @@ def _plan_repair(library: Library, run: Run, inputs: Inputs) -> tuple[list[str],
     return cases, waiting
 
 
-def _case_lines(library: Library, run: Run) -> list[str]:
+def _case_lines(library: Kernel, run: Run) -> list[str]:
     """The regression cases a repair (or a successor) must keep passing."""
     with library.db.read() as conn:
         row = conn.execute("SELECT dir FROM skills WHERE skill_id=?", (run.skill_id,)).fetchone()
@@ -583,7 +584,7 @@ def _case_lines(library: Library, run: Run) -> list[str]:
     return lines
 
 
-def _prepare_repair(library: Library, run: Run, inputs: Inputs) -> Any:
+def _prepare_repair(library: Kernel, run: Run, inputs: Inputs) -> Any:
     mode, successor, version, waiting = _repair_choice(library, run, inputs)
     if waiting:
         raise RunbookError(waiting)
@@ -591,7 +592,7 @@ def _prepare_repair(library: Library, run: Run, inputs: Inputs) -> Any:
 
 
 def _do_repair(
-    library: Library, conn: sqlite3.Connection, run: Run, inputs: Inputs, choice: Any
+    library: Kernel, conn: sqlite3.Connection, run: Run, inputs: Inputs, choice: Any
 ) -> tuple[str, dict[str, Any]]:
     mode, successor, version = choice
     note = one_line(inputs.get("note", ""), 500)
@@ -672,7 +673,7 @@ def _repromote_targets(
     return targets, "" if targets else "nothing to re-promote: all already in circulation"
 
 
-def _plan_repromote(library: Library, run: Run, inputs: Inputs) -> tuple[list[str], str]:
+def _plan_repromote(library: Kernel, run: Run, inputs: Inputs) -> tuple[list[str], str]:
     with library.db.read() as conn:
         targets, note = _repromote_targets(conn, run)
     if not targets:
@@ -689,7 +690,7 @@ def _plan_repromote(library: Library, run: Run, inputs: Inputs) -> tuple[list[st
 
 
 def _do_repromote(
-    library: Library, conn: sqlite3.Connection, run: Run, inputs: Inputs, _: Any
+    library: Kernel, conn: sqlite3.Connection, run: Run, inputs: Inputs, _: Any
 ) -> tuple[str, dict[str, Any]]:
     targets, note = _repromote_targets(conn, run)
     repair = _recorded(run, 5)
@@ -710,7 +711,7 @@ def _do_repromote(
 # 7 record the incident
 
 
-def _incident_fields(library: Library, run: Run, inputs: Inputs) -> tuple[str, str, str, str]:
+def _incident_fields(library: Kernel, run: Run, inputs: Inputs) -> tuple[str, str, str, str]:
     cause = one_line(inputs.get("cause", "") or run.reason, 1000)
     blast, audit, demote = _recorded(run, 2), _recorded(run, 4), _recorded(run, 3)
     scope = one_line(inputs.get("scope", ""), 1000) or (
@@ -726,7 +727,7 @@ def _incident_fields(library: Library, run: Run, inputs: Inputs) -> tuple[str, s
     return cause, scope, regression, waiting
 
 
-def _plan_incident(library: Library, run: Run, inputs: Inputs) -> tuple[list[str], str]:
+def _plan_incident(library: Kernel, run: Run, inputs: Inputs) -> tuple[list[str], str]:
     cause, scope, regression, waiting = _incident_fields(library, run, inputs)
     actions = [f"cause: {cause}", f"scope: {scope}"]
     if regression:
@@ -743,7 +744,7 @@ def _plan_incident(library: Library, run: Run, inputs: Inputs) -> tuple[list[str
     return actions, waiting
 
 
-def _prepare_incident(library: Library, run: Run, inputs: Inputs) -> Any:
+def _prepare_incident(library: Kernel, run: Run, inputs: Inputs) -> Any:
     cause, scope, regression, waiting = _incident_fields(library, run, inputs)
     if waiting:
         raise RunbookError(f"step 7 {waiting} (what would catch this next time?)")
@@ -751,7 +752,7 @@ def _prepare_incident(library: Library, run: Run, inputs: Inputs) -> Any:
 
 
 def _do_incident(
-    library: Library, conn: sqlite3.Connection, run: Run, inputs: Inputs, fields: Any
+    library: Kernel, conn: sqlite3.Connection, run: Run, inputs: Inputs, fields: Any
 ) -> tuple[str, dict[str, Any]]:
     cause, scope, regression = fields
     successor = str(_recorded(run, 5).get("successor", ""))
