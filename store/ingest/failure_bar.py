@@ -116,7 +116,7 @@ def _unproven(
     slipped = _environment_slip(gist, first.command)
     if _alias(gist, first.target, first.command) and not shapes.NOT_INSTALLED.search(gist):
         return ""  # the machine itself speaks: another program answers for the one called
-    if slipped and not _really_changed(episode):
+    if slipped and not _really_changed(episode) and not _flag_fixed(slipped, episode):
         return f"an environment slip ({slipped}) {_SLIP_END[episode.success is not None]}"
     if _observes(first.command):
         return "a check of the state that saw the problem, not an attempt at something"
@@ -139,8 +139,30 @@ _SEVERAL_STEPS_FIX = (
 NO_CAUSE = "a failure with no stated cause: its error alone is not a lesson"
 _SLIP_END = {
     True: "that the agent got past by retyping the command",
-    False: "with no stated cause the session confirms and no fix",
+    False: "and no fix in the session",
 }
+
+
+def _flag_fixed(slipped: str, episode: Episode) -> bool:
+    """Whether a path that was not there was found by an option the working command added
+    with a path for its value (`alembic -c db/alembic.ini upgrade`): the option says where
+    the tool looks, which is worth knowing; a `cd`, another path retyped or an option that
+    skips a check (`--no-verify`) is not."""
+    if episode.success is None or slipped != shapes.MISSING_PATH_SLIP:
+        return False
+    _, before = snippets.command_tokens(episode.failures[0].command)
+    _, after = snippets.command_tokens(episode.success.command)
+    for i, word in enumerate(after):
+        if not word.startswith("-") or len(word) < 2 or word in before:
+            continue
+        value = word.partition("=")[2] or (after[i + 1] if i + 1 < len(after) else "")
+        if _PATH_VALUE.search(value) and value not in before:
+            return True  # an option that says where to look (not one that skips a check)
+    return False
+
+
+#: An option's value that names a path (`db/alembic.ini`, `./config`, `settings.toml`).
+_PATH_VALUE = re.compile(r"/|\.[A-Za-z]{1,8}$")
 
 
 def _environment_slip(gist: str, command: str) -> str:
@@ -203,7 +225,7 @@ def _unproven_fix(
     gist = first.result.text[span[0] : span[1]] if span else ""
     slipped = _environment_slip(gist, first.command)
     alias = _alias(gist, first.target, first.command) and not shapes.NOT_INSTALLED.search(gist)
-    if slipped and not alias and not _really_changed(episode):
+    if slipped and not alias and not _really_changed(episode) and not _flag_fixed(slipped, episode):
         return f"retyped after an environment slip ({slipped}): nothing about the project changed"
     edits = [a for a in episode.changes if a.tool.name in EDIT_TOOLS]
     if edits and all(snippets.edit_gist(a.tool) == "rewrote it" for a in edits):

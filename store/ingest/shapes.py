@@ -120,6 +120,9 @@ TAKEN = re.compile(
 )
 
 
+MISSING_PATH_SLIP = "a path that was not there from where it ran (a wrong folder, a typo)"
+
+
 def slip(gist: str) -> str:
     """What kind of environment slip the error is ("" when it is none): a program that is
     not installed or was mistyped, a password prompt with no terminal, something to create
@@ -132,7 +135,7 @@ def slip(gist: str) -> str:
     if TAKEN.search(gist):
         return "something it would create already existed"
     if MISSING_PATH.search(gist):
-        return "a path missing from where it ran (a wrong folder or a typo)"
+        return MISSING_PATH_SLIP
     return ""
 
 

@@ -733,3 +733,24 @@ def test_a_retry_that_only_changes_how_the_command_reports_fixed_nothing() -> No
     t.run("Bash", "E   AssertionError: assert 3 == 4", error=True, command="pytest tests/api -x")
     t.run("Bash", "4 passed in 0.2s", command="pytest tests/api -x -q --tb=short")
     assert only(t.extract(), "SOLUTION").suppressed.startswith("the retry only changed how")
+
+
+def test_a_missing_path_an_added_option_pointed_the_tool_at_is_no_slip() -> None:
+    t = Transcript()
+    t.run("Bash", "FileNotFoundError: [Errno 2] No such file or directory: 'alembic.ini'",
+          error=True, command="alembic upgrade head")  # fmt: skip
+    t.run("Bash", "INFO  [alembic.runtime.migration] Running upgrade  -> 0189",
+          command="alembic -c db/alembic.ini upgrade head")  # fmt: skip
+    result = t.extract()
+    assert not only(result, "SOLUTION").suppressed
+    assert "`-c`" in only(result, "SOLUTION").summary
+    retyped = Transcript()
+    retyped.run("Bash", "FileNotFoundError: [Errno 2] No such file or directory: 'alembic.ini'",
+                error=True, command="alembic upgrade head")  # fmt: skip
+    retyped.run("Bash", "INFO  Running upgrade", command="cd db && alembic upgrade head")
+    assert only(retyped.extract(), "DEAD_END").suppressed.startswith("an environment slip")
+    skipped = Transcript()
+    skipped.run("Bash", ".husky/pre-commit: line 5: .husky/_/husky.sh: No such file or directory",
+                error=True, command='git commit -m "fix: x"')  # fmt: skip
+    skipped.run("Bash", "[fix 112ec11] fix: x", command='git commit --no-verify -m "fix: x"')
+    assert only(skipped.extract(), "SOLUTION").suppressed.startswith("retyped after")
