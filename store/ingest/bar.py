@@ -202,12 +202,14 @@ _BOX_DRAWING = re.compile("[\u2500-\u257f]")
 _CHECKLIST = re.compile("[✅❌✔✘✗☑☐]")
 _LIST_ITEM = re.compile(r"\s[-–•]\s+[A-Z][\w ,/'-]{1,40}:\s")
 _TABLE = re.compile(r"\|\s*:?-{3,}|(?:\|[^|\n]*){4,}\|")
+#: A table's row lifted out of its table ("| 7 | `guard.sh` | … |").
+_ROW = re.compile(r"^\s*\|(?:[^|\n]*\|){2,}")
 _NOT_PROSE = re.compile(r"[^\w\s]|[\d_]")
 
 
 def _prose(text: str) -> bool:
     """Mostly letters and spaces, with no box drawing: a sentence, not a tree or a table."""
-    if "```" in text or _TABLE.search(text) or _CHECKLIST.search(text):
+    if "```" in text or _TABLE.search(text) or _CHECKLIST.search(text) or _ROW.match(text):
         return False  # a code block, a table or a checklist lifted into the summary
     if len(_LIST_ITEM.findall(text)) >= 2:
         return False  # "X - Testable: … - Good error handling: …": a list of labelled points
@@ -248,12 +250,14 @@ def judge(
     novelty: float = 1.0,
     confirmed: bool = False,
     said: bool = False,
+    voice: bool = True,
 ) -> Verdict:
     """The bar for one candidate summary. `routine` names why the action it reports is
     routine ("" when it is not); `novelty` is how much of it is new in the session (0..1);
     `confirmed`: tool output just before it bears it out; `said`: the summary is a sentence
     of the agent's (held to the conversation's pointers), not a summary of what it ran
-    (whose quoted output may say "this function")."""
+    (whose quoted output may say "this function"); `voice`: held to the session's voice too
+    ("we", "the file"), which a user's quoted words may keep."""
     score = informativeness(summary, confirmed)
     if routine:
         return Verdict(score, routine)
@@ -275,7 +279,7 @@ def judge(
         return Verdict(score, "fewer than four content words")
     if not entities(summary):
         return Verdict(score, "names no file, command, setting, error or version")
-    if DANGLING.match(summary.strip()) or (said and _leans(summary)):
+    if DANGLING.match(summary.strip()) or (said and _leans(summary, voice)):
         return Verdict(score, "not self-contained (leans on an earlier sentence)")
     if novelty < 0.3:
         return Verdict(score, "repeats an earlier node of the session")
@@ -295,7 +299,39 @@ _SESSION_THING = re.compile(
 )
 
 
-def _leans(sentence: str) -> bool:
+#: The session's own voice: "we", "our", "us" stand for the agent and its user, whom a
+#: teammate reading the library never met.
+_OUR_VOICE = re.compile(r"\b(?:[Ww]e|[Ww]e'(?:re|ve|d|ll)|[Oo]urs?|us)\b")
+#: A generic noun with "the" and no name beside it ("the file", "the script", "the test"):
+#: which one only the session knew.
+_THING_NOUNS = (
+    r"(?:file|script|command|function|method|class|test|module|component|hook|endpoint|query"
+    r"|config|configuration|directory|folder|branch|migration|table|page|route|handler"
+    r"|service|server|app|export|import|variable|field|column|value|call|flag|option|setting"
+    r"|helper|wrapper|loop)s?"
+)
+_UNNAMED_THING = re.compile(
+    rf"\b[Tt]he {_THING_NOUNS}\b(?![ \t]*(?:{_THING_NOUNS}[ \t]+)?[`(\"'])(?!'s)"
+)
+
+
+def session_voice(sentence: str) -> bool:
+    """Whether the sentence speaks as the session ("we", "our", "us")."""
+    return bool(_OUR_VOICE.search(_CODE_SPAN.sub("`x`", sentence)))
+
+
+def _unnamed(sentence: str) -> bool:
+    """A generic "the file" / "the test" with no name next to it, while the sentence names
+    nothing else either that it could be (a sentence that names a file may say "the file")."""
+    plain = _CODE_SPAN.sub("`x`", sentence)
+    m = _UNNAMED_THING.search(plain)
+    if m is None:
+        return False
+    before = plain[: m.start()]
+    return "`" not in before and not entities(before)
+
+
+def _leans(sentence: str, voice: bool = True) -> bool:
     """A pointer to something the sentence does not name: "this component", a hollow
     subject ("the fix is to split it"), a measurement with no subject, a thing only the
     session showed ("the original log")."""
@@ -305,6 +341,7 @@ def _leans(sentence: str) -> bool:
         or _HOLLOW_SUBJECT.match(plain)
         or _BARE_MEASURE.match(plain)
         or _SESSION_THING.search(plain)
+        or (voice and (session_voice(sentence) or _unnamed(sentence)))
     )
 
 

@@ -22,8 +22,8 @@ import re
 from collections.abc import Sequence
 
 from store.ingest import snippets
+from store.ingest.actions import EDIT_TOOLS, Action
 from store.ingest.candidates import Candidate
-from store.ingest.episodes import EDIT_TOOLS, Action
 
 CONFIDENCE = 0.6
 _WITHIN = 8  # calls after the last failed write in which the new file must be written

@@ -66,6 +66,79 @@ REFUSED = re.compile(
     r"|\bunsupported (?:engine|version|platform)\b",
     re.IGNORECASE,
 )
+#: The machine lacks the program the agent typed (or the agent typed it wrong).
+NOT_INSTALLED = re.compile(
+    r"\bcommand not found\b|executable file not found|\bis not recognized as an internal"
+    r"|\bno such command\b|: not found\s*$|^\s*[\w.+-]+ not found\s*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+#: A path that is not there from where the command ran: a wrong working directory or a
+#: typo'd path (`cd: foo: No such file or directory`, `Could not read package.json`,
+#: `can't open file`, `go.mod file not found`, `file or directory not found: tests/x.py`).
+MISSING_PATH = re.compile(
+    r"\bno such file or directory\b|\bENOENT\b|\bcan'?t open file\b|\bcannot find the"
+    r" (?:path|file)\b|\bfile or directory not found\b|\bnot a directory\b|\bcould not read"
+    r" package\.json\b|\bgo\.mod file not found\b|\bcould not find `?\w+\.(?:toml|json|ya?ml)"
+    r"|\bno rule to make target\b|\b(?:file|directory|folder|path)\b[^\n]{0,80}?\b(?:does not"
+    r" exist|doesn'?t exist|not found)\b|\bnot found:? [\w./-]*/[\w.-]+\.\w{1,6}\b",
+    re.IGNORECASE,
+)
+
+
+#: The program a "not installed" error names.
+_MISSING_PROGRAM = (
+    re.compile(r"command not found: ([\w.+-]+)"),
+    re.compile(r"exec: \"([\w.+-]+)\": executable file not found"),
+    re.compile(r"(?:^|[\s:])([A-Za-z_][\w.+-]*): (?:command )?not found", re.MULTILINE),
+    re.compile(r"^\s*([A-Za-z_][\w.+-]*) not found\s*$", re.MULTILINE),
+)
+
+
+def missing_program(gist: str) -> str:
+    """The program a "not installed" error names ("" when it names none)."""
+    for pattern in _MISSING_PROGRAM:
+        m = pattern.search(gist)
+        if m is not None:
+            return m.group(1)
+    return ""
+
+
+#: A password or a confirmation the agent's shell has no terminal to ask for.
+NO_TERMINAL = re.compile(
+    r"\bsudo: (?:a terminal is required|a password is required|no tty present)"
+    r"|\bno tty present\b|\bcannot prompt for (?:a )?password\b",
+    re.IGNORECASE,
+)
+
+
+#: What the command would create is there already (a pull request, a branch, a folder, a
+#: port in use): the state of the working copy or the machine at that moment.
+TAKEN = re.compile(
+    r"\balready exists?\b|\bEEXIST\b|\bfile exists\b|\baddress already in use\b"
+    r"|\bis already (?:in use|taken|running|checked out|registered)\b",
+    re.IGNORECASE,
+)
+
+
+MISSING_PATH_SLIP = "a path that was not there from where it ran (a wrong folder, a typo)"
+
+
+def slip(gist: str) -> str:
+    """What kind of environment slip the error is ("" when it is none): a program that is
+    not installed or was mistyped, a password prompt with no terminal, something to create
+    that already existed, or a path missing from where the command ran. Fixed by retyping,
+    such a failure is routine; only an edit or an install that fixed it says something."""
+    if NOT_INSTALLED.search(gist):
+        return "a program not installed or mistyped"
+    if NO_TERMINAL.search(gist):
+        return "a password prompt the agent's shell cannot answer"
+    if TAKEN.search(gist):
+        return "something it would create already existed"
+    if MISSING_PATH.search(gist):
+        return MISSING_PATH_SLIP
+    return ""
+
+
 #: What a "not found" names when the agent guessed a name the project does not have (a
 #: script, a pod, a table): the lesson, if any, is the right name (its solution says it).
 GUESSED = re.compile(

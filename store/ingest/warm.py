@@ -40,29 +40,36 @@ are built from redacted, tag-free, one-line text.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from store.ingest import bar, episodes, forks, shapes, snippets, statements
+from store.ingest import bar, episodes, forks, snippets, statements
 from store.ingest.candidates import Candidate
+from store.ingest.context import _Context
+from store.ingest.statement_bar import _EXPLAINS, _revise, _unproven
 from store.models import NODE_TYPES, ExtractedEdge, ExtractedNode, ParsedSession, TranscriptMessage
 
 # Re-exported: the phrase lists are part of the warm tier's documented rules.
+
 KEYWORDS = statements.KEYWORDS
+
+
 CONCLUSIONS = statements.CONCLUSIONS
+
+
 FIX_WORDS = statements.FIX_WORDS
 
+
 _TYPE_ORDER = {name: i for i, name in enumerate(NODE_TYPES)}
+
+
 _STRATEGY_RANK = {"episode": 0, "correction": 1, "conclusion": 2, "keywords": 3}
+
+
 _WINDOW = 8  # messages: HYPOTHESIS/DEAD_END → what follows; failure → pivot
 _BONUS, _CORROBORATED_CAP = 0.05, 0.75
-_STILL_FAILS = re.compile(
-    r"\b(?:still (?:fails?|failing|broken|not|doesn'?t|does not|getting|seeing|the same)"
-    r"|(?:doesn'?t|does not|didn'?t|did not|isn'?t|is not) (?:work|fix|help)|same (?:error|problem)"
-    r"|not (?:fixed|working)|nope)\b",
-    re.IGNORECASE,
-)
+
 
 #: What a change of approach says it did or does.
 _PIVOT_ACT = re.compile(
@@ -71,6 +78,8 @@ _PIVOT_ACT = re.compile(
     r"approach|(?:i|we) (?:now )?use[sd]?|gave up on|dropp(?:ed|ing)|abandon(?:ed|ing))\b",
     re.IGNORECASE,
 )
+
+
 #: What a stated fix says it changed.
 _CHANGE = re.compile(
     r"\b(?:fix(?:ed|es)? (?:by|with)|by (?:\w+ing)|chang(?:ed|ing|e)"
@@ -81,26 +90,26 @@ _CHANGE = re.compile(
     r"|install(?:ed|ing)|updat(?:ed|ing)|us(?:e|ed|ing) )|`[^`\n]+`\s*(?:→|->|=>)\s*`",
     re.IGNORECASE,
 )
-#: What makes a guess a hypothesis: it proposes an explanation ("… is too short", "… so it
-#: shares the pool", "… because …"), not a name or a plan ("could be `runStage` or similar").
-_EXPLAINS = re.compile(
-    r"\b(?:so|too|explains?|explaining|why|hence|therefore|triggers?|causes?|caused|leads? to"
-    r"|results? in|fails?|failing|breaks?|blocks?|hangs?|times? out|leaks?|races?|stale"
-    r"|missing|never|not|by|from|without|instead)\b",
-    re.IGNORECASE,
-)
+
+
 #: A method worth reusing names the command and what it showed.
 _COMMAND_SPAN = re.compile(r"`[^`\n]*\s[^`\n]*`|`(?:SELECT|EXPLAIN|git|kubectl|psql|curl)[^`]*`")
+
+
 _SHOWED = re.compile(
     r"\b(?:shows?|showed|reveal(?:s|ed)?|expos(?:es|ed)|returns?|returned|reports?|reported"
     r"|found|finds|pointed|points|tells?|told)\b",
     re.IGNORECASE,
 )
+
+
 #: What a document says to do.
 _RULE = re.compile(
     r"\b(?:says?|according to|per the|requires?|must|should|never|always|forbids?|prefers?)\b",
     re.IGNORECASE,
 )
+
+
 #: The `(follower, edge)` each node type links to when a follower comes next.
 _FOLLOWED_BY = {
     "HYPOTHESIS": ("INVESTIGATION", "informed"),
@@ -115,46 +124,6 @@ class WarmResult:
     nodes: tuple[ExtractedNode, ...]
     edges: tuple[ExtractedEdge, ...]
     problems: tuple[str, ...]  # "strategy <name> failed: <error>"
-
-
-@dataclass
-class _Context:
-    """The session cut into streams."""
-
-    streams: tuple[tuple[TranscriptMessage, ...], ...]
-    found: list[Candidate] = field(default_factory=list)
-    resolved: list[tuple[Candidate, Candidate]] = field(default_factory=list)
-    _actions: list[episodes.Action] | None = None
-    _evidence: dict[int, _Evidence] = field(default_factory=dict)
-
-    _reports: frozenset[str] | None = None
-
-    @property
-    def reports(self) -> frozenset[str]:
-        """The openings of what subagents handed back (the results of the calls that
-        started them)."""
-        if self._reports is None:
-            self._reports = frozenset(
-                _head(a.result.text) for a in self.actions if a.tool.name in _SUBAGENT_TOOLS
-            )
-        return self._reports
-
-    @property
-    def actions(self) -> list[episodes.Action]:
-        if self._actions is None:
-            self._actions = episodes.actions(self.streams)
-        return self._actions
-
-    def evidence(self, stream: int) -> _Evidence:
-        """What the stream's tool calls showed and changed, for the precision bar."""
-        if stream not in self._evidence:
-            self._evidence[stream] = _Evidence.of([a for a in self.actions if a.stream == stream])
-        return self._evidence[stream]
-
-    def walk(self) -> Iterator[tuple[int, int, TranscriptMessage]]:
-        for stream, messages in enumerate(self.streams):
-            for pos, message in enumerate(messages):
-                yield stream, pos, message
 
 
 def _episodes(context: _Context) -> None:
@@ -209,6 +178,7 @@ def extract_warm(session: ParsedSession) -> WarmResult:
         problems.append(f"strategy bar failed: {type(exc).__name__}: {exc}")
         judged = {id(c): c for c in context.found}
     kept, owner = _corroborate(list(judged.values()))
+    kept = _deduplicated(kept)
     pairs = [
         (owner[id(judged[id(d)])], owner[id(judged[id(s)])])
         for d, s in context.resolved
@@ -283,12 +253,19 @@ def _judge(context: _Context) -> dict[int, Candidate]:
             novelty=fresh,
             confirmed=confirmed,
             said=c.strategy != "episode",
+            voice=c.strategy != "correction",
         )
         if c.strategy != "episode" and (verdict.passes or verdict.reason.startswith(_NAMEABLE)):
             named = _resolved(c, context)  # only what may reach the queue is worth the search
             if named is not c:
                 c = named
-                verdict = bar.judge(c.summary, novelty=fresh, confirmed=confirmed, said=True)
+                verdict = bar.judge(
+                    c.summary,
+                    novelty=fresh,
+                    confirmed=confirmed,
+                    said=True,
+                    voice=c.strategy != "correction",
+                )
         if verdict.passes and c.type == "HYPOTHESIS" and not _explains(c.summary):
             verdict = replace(verdict, reason="a guess that explains nothing (a name or a plan)")
         if verdict.passes and c.unproven:
@@ -319,13 +296,19 @@ _BARE_THE = re.compile(
     r"|runs?|uses?|used|calls?|in|on|of|at|during|for|with|to|from|and|but|that|which|while"
     r"|after|before|still|never|only|itself)\b)"
 )
+
+
 #: Nouns that never stand for one thing the session named.
 _NOT_NAMED = frozenset(
     """user agent model session issue problem fix bug reason cause same other first last next
     whole rest following previous above below following end start beginning way case time
     result results output code change changes test tests error errors""".split()
 )
+
+
 _LOOKBACK = 60  # messages of the stream searched for where a bare noun was named
+
+
 #: Verdicts a name from earlier in the session may change.
 _NAMEABLE = ("names no file", "not self-contained")
 
@@ -428,6 +411,8 @@ def _twins(typed: Sequence[Candidate], original: Sequence[Candidate]) -> dict[in
 #: A wrap-up message ("**Root cause.** … **Fixed.** …") restates the session: only what is
 #: mostly new there is kept.
 _RECAP_NOVELTY = 0.6
+
+
 _RECAP_MARK = re.compile(r"(?m)^\s*(?:#{1,6}\s|\*\*[^*\n]{1,40}[.:]?\*\*|[-*]\s+\*\*)")
 
 
@@ -485,391 +470,6 @@ def _confirmed(c: Candidate, context: _Context) -> bool:
     return any(e in outputs for e in named)
 
 
-def _revise(judged: dict[int, Candidate], context: _Context) -> dict[int, Candidate]:
-    """Beliefs the session later revised: a hypothesis a later finding settles (kept out:
-    the finding says it), one the agent's next check bears out (it becomes the DISCOVERY it
-    turned into) or rules out (kept out), one a later root cause contradicts (kept out); a
-    claimed fix the user says did not work."""
-    passing = [c for c in judged.values() if not c.suppressed]
-    for key, c in judged.items():
-        if c.suppressed:
-            continue
-        if c.type == "HYPOTHESIS":
-            judged[key] = _settled(c, passing, context)
-        elif c.type == "SOLUTION" and c.strategy != "episode" and _user_says_fails(c, context):
-            judged[key] = replace(c, suppressed="the user's next message says it still fails")
-    return judged
-
-
-def _settled(h: Candidate, passing: Sequence[Candidate], context: _Context) -> Candidate:
-    """A passing hypothesis as the rest of its stream leaves it."""
-    if _settled_later(h, passing):
-        return replace(h, suppressed="settled later in the session (confirmed or ruled out)")
-    if _contradicted(h, passing):
-        return replace(h, suppressed="a later finding names another cause (ruled out)")
-    verdict = _checked(h, context)
-    if verdict == "refuted":
-        return replace(h, suppressed="the agent's next check ruled it out")
-    if verdict == "confirmed":
-        stated = _dehedged(h.summary)
-        if not statements.HEDGE.search(stated):
-            return replace(h, type="DISCOVERY", summary=stated)
-    if _went_on(h, context):
-        return replace(h, suppressed="a guess the agent went on to check (it stays open)")
-    return h
-
-
-#: How the agent opens what it says after a check that bore its guess out.
-_BORNE_OUT = re.compile(
-    r"^\W*(?:confirmed|(?:that|this) confirms|yes\b|exactly\b|as suspected|bingo|there it is"
-    r"|that'?s (?:it|the (?:cause|culprit|problem|issue))|found it|i was right)",
-    re.IGNORECASE,
-)
-#: What the agent says of a guess a check ruled out.
-_RULED_OUT = re.compile(
-    r"\b(?:(?:is|was|isn'?t|wasn'?t|is not|was not|not) (?:the )?(?:cause|culprit|issue|problem"
-    r"|reason)\b|ruled? out|red herring|(?:that|this) (?:wasn'?t|isn'?t|is not|was not) it\b"
-    r"|so (?:that'?s|it'?s) not)",
-    re.IGNORECASE,
-)
-_ROOT_CAUSE = re.compile(
-    r"\b(?:root cause|the (?:real |actual )?(?:cause|reason|culprit) (?:is|was)|turns? out"
-    r"|was caused by)\b",
-    re.IGNORECASE,
-)
-_HEDGES = (
-    (
-        re.compile(
-            r"\b(?:i (?:think|suspect|believe|guess)|my (?:guess|theory) is|presumably"
-            r"|probably|likely|perhaps|possibly|maybe)\s+(?:that\s+)?",
-            re.I,
-        ),
-        "",
-    ),
-    (re.compile(r"\b(?:might|may|could) have been\b", re.I), "was"),
-    (re.compile(r"\b(?:might|may|could) be\b", re.I), "is"),
-    (re.compile(r"\b(?:seems|appears) to be\b", re.I), "is"),
-    (re.compile(r"\b(?:it )?(?:seems|appears|looks like)(?: that)?\s+", re.I), ""),
-)
-
-
-def _dehedged(summary: str) -> str:
-    """The guess stated as the fact a check showed it to be."""
-    out = summary
-    for pattern, plain in _HEDGES:
-        out = pattern.sub(plain, out)
-    out = " ".join(out.split())
-    return out[:1].upper() + out[1:] if out[:1].islower() and out[:1].isalpha() else out
-
-
-def _checked(h: Candidate, context: _Context) -> str:
-    """ "confirmed" when the agent's first words after its next check bear the guess out,
-    "refuted" when it then says the guess was not it, "" when the stream moves on first (a
-    user's message) or says neither within the window."""
-    messages = context.streams[h.stream]
-    named = set(bar.content_words(h.summary))
-    looked = False
-    for later in messages[h.pos + 1 : h.pos + 1 + 2 * _WINDOW]:
-        if statements.is_prompt(later):
-            return ""
-        if later.kind == "tool_result":
-            looked = True
-            continue
-        if not (looked and statements.is_reasoning(later)):
-            continue
-        if _BORNE_OUT.match(later.text):
-            return "confirmed"
-        said = later.text[:600]
-        ruled = _RULED_OUT.search(said)
-        if ruled and len(named & set(bar.content_words(said))) >= 2:
-            return "refuted"
-        looked = False  # the agent's reaction to this check said neither
-    return ""
-
-
-def _contradicted(h: Candidate, passing: Sequence[Candidate]) -> bool:
-    """A later finding of the stream states the root cause and names none of the things
-    the guess named: the guess was wrong."""
-    named = set(bar.entities(h.summary))
-    stems = _stems(h.summary)
-    return any(
-        other.stream == h.stream
-        and other.pos > h.pos
-        and other.type == "DISCOVERY"
-        and _ROOT_CAUSE.search(other.summary)
-        and not (named & set(bar.entities(other.summary)))
-        and len(stems & _stems(other.summary)) < 2
-        for other in passing
-    )
-
-
-def _stems(text: str) -> set[str]:
-    """Content words cut to their first five letters ("connection", "connections")."""
-    return {w[:5] for w in bar.content_words(text) if len(w) > 3}
-
-
-def _settled_later(h: Candidate, passing: Sequence[Candidate]) -> bool:
-    named = set(bar.entities(h.summary))
-    return bool(named) and any(
-        other.stream == h.stream
-        and other.pos > h.pos
-        and other.type in ("DISCOVERY", "SOLUTION", "DEAD_END")
-        and named & set(bar.entities(other.summary))
-        for other in passing
-    )
-
-
-def _user_says_fails(c: Candidate, context: _Context) -> bool:
-    messages = context.streams[c.stream]
-    for later in messages[c.pos + 1 : c.pos + 1 + _WINDOW]:
-        if statements.is_prompt(later):
-            return bool(_STILL_FAILS.search(later.text[:600]))
-    return False
-
-
-# --------------------------------------------------------------------------- the precision bar
-
-#: Tools that start a subagent: their result is the subagent's report.
-_SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
-#: Tools whose output is the agent's own words or edits echoed back, not evidence.
-_NOT_EVIDENCE = episodes.EDIT_TOOLS | {"TodoWrite", "TodoRead", "Task", "Agent", "ExitPlanMode"}
-_OUTPUT_CHARS = 8_000  # of each end of a tool's output, searched for what a statement names
-_EVIDENCE_WINDOW = 40  # messages before a statement whose tool output may bear it out
-_WORK_WINDOW = 30  # messages before a statement whose edits count as work in progress
-
-
-@dataclass(frozen=True)
-class _Evidence:
-    """One stream's tool calls, as the precision bar reads them: what each call's output
-    and command said (lowercased, by the position of its result), what the agent's edits
-    put in or took out (by position), and which results closed an earlier failure."""
-
-    outputs: tuple[tuple[int, str], ...]
-    runs: dict[int, episodes.Action]  # result position -> a shell command's action
-    edits: tuple[tuple[int, str], ...]
-    closed: frozenset[int]  # result positions of a command that passed after failing
-
-    @classmethod
-    def of(cls, actions: Sequence[episodes.Action]) -> _Evidence:
-        outputs: list[tuple[int, str]] = []
-        edits: list[tuple[int, str]] = []
-        runs: dict[int, episodes.Action] = {}
-        failed: set[str] = set()
-        closed: set[int] = set()
-        for a in actions:
-            if a.tool.name in episodes.EDIT_TOOLS:
-                fields = snippets.inputs(a.tool)
-                said = " ".join(fields.get(k, "") for k in ("old_string", "new_string", "content"))
-                edits.append((a.pos, said.lower()))
-                continue
-            if a.tool.name in _NOT_EVIDENCE:
-                continue
-            text = a.result.text
-            if len(text) > 2 * _OUTPUT_CHARS:
-                text = text[:_OUTPUT_CHARS] + "\n" + text[-_OUTPUT_CHARS:]
-            outputs.append((a.done_pos, f"{a.command}\n{text}".lower()))
-            if a.command:
-                runs[a.done_pos] = a
-                if a.failed and not a.routine:
-                    failed.add(a.target)
-                elif a.target in failed:
-                    failed.discard(a.target)
-                    closed.add(a.done_pos)
-        return cls(tuple(outputs), runs, tuple(edits), frozenset(closed))
-
-    def shown(self, named: Sequence[str], before: int) -> bool:
-        """Whether a tool's output shortly before `before` shows one of `named`."""
-        return any(
-            e in text
-            for pos, text in self.outputs
-            if before - _EVIDENCE_WINDOW <= pos < before
-            for e in named
-        )
-
-    def worked_on(self, named: Sequence[str], before: int) -> bool:
-        """Whether the agent's own edits shortly before `before` put in or took out one of
-        `named` (the statement is about its work in progress)."""
-        return any(
-            e in said
-            for pos, said in self.edits
-            if before - _WORK_WINDOW <= pos < before
-            for e in named
-        )
-
-    def last_run(self, messages: Sequence[TranscriptMessage], pos: int) -> int | None:
-        """Position of the shell command's result the message at `pos` is the agent's first
-        text after (None when the agent said something else in between, or it follows no
-        command)."""
-        for back in range(pos - 1, max(-1, pos - 8), -1):
-            prior = messages[back]
-            if prior.kind == "tool_result":
-                return back if back in self.runs else None
-            if statements.is_prompt(prior) or (prior.role == "assistant" and prior.text):
-                return None
-        return None
-
-
-#: A sentence that states a concrete change: old → new between code spans, or a named
-#: thing set, passed, pinned or swapped.
-_CONCRETE_CHANGE = re.compile(
-    r"`[^`\n]+`\s*(?:→|->|=>|to|with|instead of)\s*`[^`\n]+`"
-    r"|\b(?:set(?:ting)?|pass(?:ing)?|pin|pinn(?:ed|ing)|adding|add(?:ed)?|us(?:e|ed|ing)"
-    r"|switch(?:ed|ing)? to|replac(?:ed|ing))\s+`[^`\n]+`",
-    re.IGNORECASE,
-)
-#: What a failed attempt in words says happened.
-_FAILED_ATTEMPT = re.compile(
-    r"\b(?:didn'?t|did not|doesn'?t|does not|won'?t) (?:help|work|fix|change)|no effect"
-    r"|made (?:it|things) worse|fails? the\b|breaks? the\b|[+]\d+ errors?",
-    re.IGNORECASE,
-)
-#: What makes a user's correction a lesson: a reason, or a rule for the agent.
-_USER_REASON = re.compile(
-    r"\b(?:because|since|so that|otherwise|as it|as that|which (?:would|will)|instead|rather"
-    r" than|never|always|don'?t|do not|not|must|should(?:n'?t)?|only)\b",
-    re.IGNORECASE,
-)
-
-
-def _unproven(c: Candidate, context: _Context) -> str:
-    """Why a text candidate has none of the shapes reviewers approve ("" when it has one;
-    see `store.ingest.shapes`)."""
-    if c.strategy == "correction":
-        return _unproven_correction(c)
-    why = _unshaped(c, context)
-    if why or c.informativeness >= bar.MIN_STATEMENT_INFORMATIVENESS:
-        return why
-    return (
-        f"too little information for a statement ({c.informativeness:.2f} < "
-        f"{bar.MIN_STATEMENT_INFORMATIVENESS})"
-    )
-
-
-def _unshaped(c: Candidate, context: _Context) -> str:
-    """Why a text candidate has none of the shapes ("" when it has one)."""
-    summary = c.summary
-    if shapes.garbled(summary):
-        return "the summary is garbled (cut inside a quote, a code span or a URL)"
-    if shapes.about_agent(summary):
-        return "about the agent's own tooling (its skills, subagents, prompts, todos)"
-    if c.type != "SOLUTION" and shapes.describes_change(summary):
-        return "a change the agent made or plans, not a fact it learned"
-    alone = shapes.self_contained(summary)
-    if alone:
-        return f"not self-contained ({alone})"
-    if c.type != "HYPOTHESIS" and statements.HEDGE.search(summary):
-        return "a guess stated as a finding (hedged)"
-    evidence = context.evidence(c.stream)
-    named = _named_things(summary)
-    messages = context.streams[c.stream]
-    run = evidence.last_run(messages, c.pos)
-    if run is not None and run in evidence.closed and bar.CAUSAL.search(summary):
-        return ""  # the agent's explanation of why a command that failed now passes
-    if c.type == "HYPOTHESIS":
-        return _unproven_guess(c)  # what comes after it settles it (`_settled`)
-    if not named or not evidence.shown(named, c.pos):
-        return "nothing it names appears in the session's tool output before it"
-    subject = [e for e in bar.entities(shapes.subject_of(summary)) if len(e) >= 4]
-    if c.type not in ("DEAD_END", "SOLUTION") and evidence.worked_on(subject, c.pos):
-        return "about code the agent is changing (its work in progress)"
-    reported = _report(c, context) and shapes.reports_finding(f"{c.evidence} {summary}")
-    framed = reported or shapes.concluded(f"{c.evidence} {summary}")
-    read_off = (
-        run is not None
-        and evidence.shown(named, run + 1)
-        and _ran_just_before(evidence, named, run)
-    )
-    if c.type == "SOLUTION":
-        ok = bool(_CONCRETE_CHANGE.search(summary)) and (framed or run is not None)
-        return "" if ok else "a fix in words that names no concrete change"
-    if c.type == "DEAD_END":
-        return "" if _FAILED_ATTEMPT.search(summary) else "a dead end in words that says no outcome"
-    if c.type == "PIVOT":
-        return "" if bar.CAUSAL.search(summary) else "a change of approach that gives no reason"
-    if framed:
-        return ""  # the session's (or a subagent's) conclusion, borne out by tool output
-    if read_off:
-        return ""  # read off the output of the command just before it
-    return "neither a conclusion nor read off a command's output"
-
-
-def _report(c: Candidate, context: _Context) -> bool:
-    """Whether the candidate comes from a subagent's report: what its thread said last,
-    handed back to the agent that asked as the result of its call (its conclusion)."""
-    if not (c.message.agent_id or c.message.is_sidechain):
-        return False
-    return _head(c.message.text) in context.reports
-
-
-def _head(text: str) -> str:
-    return " ".join(text.split())[:160]
-
-
-def _ran_just_before(evidence: _Evidence, named: Sequence[str], run: int) -> bool:
-    """Whether the command whose result is at `run` (its command or output) shows one of
-    `named`."""
-    text = next((t for pos, t in evidence.outputs if pos == run), "")
-    return any(e in text for e in named)
-
-
-_V_VERSION = re.compile(r"v\d+(?:\.\d+)+")
-
-
-def _named_things(summary: str) -> list[str]:
-    """What a statement names, as tool output would print it: a version without its "v"
-    (`v15.5.2` is printed `15.5.2`), a call without its parentheses (`nextval()`)."""
-    out: list[str] = []
-    for e in bar.entities(summary):
-        if len(e) < 4 or _number(e):
-            continue
-        if _V_VERSION.fullmatch(e):
-            e = e[1:]
-        elif e.endswith("()"):
-            e = e[:-2]
-        out.append(e)
-    return out
-
-
-def _number(entity: str) -> bool:
-    return bool(re.fullmatch(r"[\d.,:+-]+\s*\w{0,8}", entity))
-
-
-def _unproven_guess(c: Candidate) -> str:
-    """A hypothesis must explain something; whether it stays open is for `_settled`."""
-    if not (bar.CAUSAL.search(c.summary) or _EXPLAINS.search(c.summary)):
-        return "a guess that explains nothing"
-    return ""
-
-
-def _went_on(h: Candidate, context: _Context) -> bool:
-    """Whether the agent ran something after the guess before the user spoke again (a check
-    that did not settle it in words: the check, not the guess, is what to look at)."""
-    for later in context.streams[h.stream][h.pos + 1 : h.pos + 1 + 2 * _WINDOW]:
-        if statements.is_prompt(later):
-            return False
-        if later.kind == "tool_result":
-            return True
-    return False
-
-
-def _unproven_correction(c: Candidate) -> str:
-    """A user's correction is a lesson when it says what to do or not do, with a reason or
-    as a rule, and names what it is about; a question ("…, right?") settles nothing."""
-    words = c.evidence
-    if words.rstrip().endswith("?"):
-        return "a question to the agent, not a settled correction"
-    if len(bar.content_words(words)) < 6:
-        return "a correction too short to say what to do instead"
-    if not _USER_REASON.search(words):
-        return "a correction that gives no reason or rule"
-    if not (bar.entities(words) or re.search(r"(?<=\s)[A-Z][a-z]+", words)):
-        return "a correction that names nothing specific"
-    return ""
-
-
-# --------------------------------------------------------------------------- merge and edges
-
-
 def _corroborate(found: list[Candidate]) -> tuple[list[Candidate], dict[int, Candidate]]:
     """One node per type and overlapping range of a stream (a thread of one file: subagent
     messages relayed between a call and its result are another thread); `owner` maps each
@@ -889,6 +489,35 @@ def _corroborate(found: list[Candidate]) -> tuple[list[Candidate], dict[int, Can
     if group:
         kept.append(_survivor(group, owner))
     return sorted(kept, key=_order), owner
+
+
+#: Share of a node's content words an earlier node of the session's type must hold for the
+#: two to be one lesson (of the smaller word set).
+_NEAR_IDENTICAL = 0.8
+
+
+_DEDUP_WINDOW = 40  # earlier nodes of the type compared (a session rarely holds more)
+
+
+def _deduplicated(kept: list[Candidate]) -> list[Candidate]:
+    """Passing nodes of one type that say nearly the same thing as an earlier one of the
+    session (the same error from two commands, a finding restated later): only the first
+    stays in the queue; the others are suppressed with the reason."""
+    seen: dict[str, list[set[str]]] = {}
+    out: list[Candidate] = []
+    for c in kept:
+        # A dead end is its error: the same error line from another command is one lesson.
+        error = c.strategy == "episode" and c.type == "DEAD_END"
+        words = set(bar.content_words(c.evidence if error else c.summary))
+        if not c.suppressed and len(words) >= (3 if error else 4):
+            earlier = seen.setdefault(c.type, [])
+            recent = earlier[-_DEDUP_WINDOW:]
+            if any(len(words & w) >= _NEAR_IDENTICAL * min(len(words), len(w)) for w in recent):
+                c = replace(c, suppressed=f"nearly repeats an earlier {c.type} of the session")
+            else:
+                earlier.append(words)
+        out.append(c)
+    return out
 
 
 def _survivor(group: list[Candidate], owner: dict[int, Candidate]) -> Candidate:

@@ -8,8 +8,11 @@ then mapped back to corpus-relative files and scored by `measure`.
 from __future__ import annotations
 
 import hashlib
+import re
 import tempfile
+from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from store.embed import Embedder, FastEmbedder
 from store.events import stepping_clock
@@ -17,7 +20,7 @@ from store.ingest.transcript import find_session_files, parse_session
 from store.library import Library
 from store.models import ParsedSession
 from store.quality.labels import LABELS_DIR, Labels, load_labels
-from store.quality.measure import Candidate, QualityReport, measure
+from store.quality.measure import Candidate, QualityReport, measure, narration_reason
 
 
 def run_quality(
@@ -42,6 +45,53 @@ def run_quality(
             library.ingest([transcripts])
             candidates = corpus_candidates(library, transcripts)
     return measure(candidates, labels, check_labels(labels, transcripts))
+
+
+def run_unlabelled(
+    transcripts: Path, *, workdir: Path | None = None, embedder: Embedder | None = None
+) -> dict[str, Any]:
+    """A second report on sessions nobody labelled (a tuning set kept outside the project):
+    the same fresh warm-tier ingest, then what reached the queue — every pending node to be
+    read against the rubric, the narration count, and why the rest was suppressed. With no
+    labels there is no precision or coverage: judges score the pending nodes."""
+    if workdir is not None:
+        workdir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="quality-tune-", dir=workdir) as scratch:
+        models = (workdir or Path(scratch)) / "models"
+        with Library(
+            Path(scratch) / "library",
+            embedder=embedder or FastEmbedder(models),
+            clock=stepping_clock(),
+        ) as library:
+            library.ingest([transcripts])
+            candidates = corpus_candidates(library, transcripts)
+            reasons = Counter(
+                _reason_kind(n.suppressed_reason or "")
+                for n in library.nodes()
+                if n.status == "suppressed"
+            )
+    pending = [c for c in candidates if c.status == "pending"]
+    return {
+        "sessions": len(find_session_files(transcripts)),
+        "pending": len(pending),
+        "narration": sum(bool(narration_reason(c.summary)) for c in pending),
+        "nodes_by_status": dict(sorted(Counter(c.status for c in candidates).items())),
+        "pending_nodes": [
+            {
+                "file": c.file,
+                "lines": [c.line_start, c.line_end],
+                "type": c.type,
+                "summary": c.summary,
+            }
+            for c in pending
+        ],
+        "suppressed_by_reason": dict(reasons.most_common()),
+    }
+
+
+def _reason_kind(reason: str) -> str:
+    """A suppression reason without its particulars (what is in brackets or quotes)."""
+    return re.sub(r"\s*\(.*$|`[^`]*`", "…", reason).strip() or "(none)"
 
 
 def corpus_candidates(library: Library, transcripts: Path) -> list[Candidate]:

@@ -94,7 +94,7 @@ async def test_opens_on_the_queue_with_the_first_node_and_the_counts(
     assert isinstance(pilot.app.screen, ReviewScreen)
     assert table(pilot).has_focus
     expected = pending_ids(demo_library)
-    assert len(expected) > 10
+    assert len(expected) >= 8  # the demo's queue after the precision bar (10 on issue 11's)
     assert ids(pilot) == expected
     assert shown(pilot) == demo_library.node(expected[0])
     detail = pilot.app.screen.query_one(NodeDetailView)

@@ -129,3 +129,21 @@ def test_issue_11_targets(report: QualityReport) -> None:
     assert report.coverage is not None
     assert report.coverage >= TARGETS["coverage"]
     assert report.narration <= TARGETS["narration"]
+
+
+def test_an_unlabelled_set_gets_a_second_report_of_what_reached_the_queue(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, report: QualityReport
+) -> None:
+    from store.quality.corpus import run_unlabelled
+
+    isolate_home(monkeypatch, tmp_path / "home")
+    second = run_unlabelled(TRANSCRIPTS, workdir=tmp_path, embedder=FastEmbedder(tmp_path / "m"))
+    from store.ingest.transcript import find_session_files
+
+    assert second["sessions"] == len(find_session_files(TRANSCRIPTS))
+    assert second["pending"] == report.pending
+    assert second["narration"] == 0
+    assert {n["summary"] for n in second["pending_nodes"]} == {
+        c.summary for c, _ in report.matches
+    } | {c.summary for c in report.unmatched}
+    assert all(not kind.endswith(")") for kind in second["suppressed_by_reason"])

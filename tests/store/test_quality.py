@@ -229,3 +229,19 @@ def test_bench_budgets_treat_precision_and_coverage_as_floors() -> None:
         "quality.coverage": False,
         "quality.narration": True,
     }
+
+
+def test_the_tune_set_is_read_only_from_outside_the_project(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tooling.bench.phases import _tune_set
+
+    monkeypatch.delenv("LIBRARIAN_QUALITY_TUNE", raising=False)
+    assert _tune_set() is None
+    monkeypatch.setenv("LIBRARIAN_QUALITY_TUNE", str(tmp_path))
+    assert _tune_set() == tmp_path.resolve()
+    inside = Path(__file__).resolve().parents[1] / "quality"
+    monkeypatch.setenv("LIBRARIAN_QUALITY_TUNE", str(inside))
+    assert _tune_set() is None  # no session data inside the repository
+    monkeypatch.setenv("LIBRARIAN_QUALITY_TUNE", str(tmp_path / "missing"))
+    assert _tune_set() is None

@@ -28,9 +28,9 @@ def leaking_session(folder: Path, sid: str) -> None:
         "ERROR 1045 (28000): Access denied for user 'root'@'10.0.0.4'",
         is_error=True,
     )
-    t.say(
-        f"That didn't work. I found that the key pair with secret {AWS_SECRET} was revoked,"
-        f" and the registry token {GITLAB} expired with it."
+    t.say(  # a stated cause: the precision bar keeps a refusal only with one (issue 11)
+        f"`mysql` is refused because the key pair with secret {AWS_SECRET} was revoked. The"
+        f" registry token {GITLAB} expired with it."
     )
     t.tool(
         "Bash",

@@ -108,8 +108,10 @@ def test_a_solution_credits_the_file_the_failure_named_and_its_last_edit() -> No
         "`mix compile --warnings-as-errors` succeeds after editing `tmux.ex`"
         " (`Tmux.capture(pane)` → `App.Services.Tmux.capture(pane)`), editing `other.ex`"
     )
-    # the failure had no code or class to name: the dead end beside it quotes it
-    assert "it had failed with" not in fix.summary
+    # no cause stated, so the dead end stays out of the queue: the solution is the whole
+    # lesson, the error it fixed and what changed
+    assert fix.summary.endswith("(it had failed with lib/app/tmux.ex:12:5: undefined function"
+                                " capture/1).")  # fmt: skip
 
 
 def test_a_solution_names_the_error_code_it_resolved() -> None:
@@ -122,7 +124,22 @@ def test_a_solution_names_the_error_code_it_resolved() -> None:
     )
     t.run("Bash", "added 1 package in 2s", command="npm install zod@3.23.8")
     t.run("Bash", "", command="npx tsc --noEmit")
-    assert only(t.extract(), "SOLUTION").summary.endswith("(it had failed with error TS2307).")
+    result = t.extract()
+    assert only(result, "SOLUTION").summary.endswith(
+        "(it had failed with src/a.ts(6,33): error TS2307: Cannot find module 'zod')."
+    )
+
+
+def test_beside_a_dead_end_in_the_queue_a_solution_names_the_error_by_its_code() -> None:
+    t = Transcript()
+    t.run("Bash", "src/a.ts(6,33): error TS2307: Cannot find module 'zod'.", error=True,
+          command="npx tsc --noEmit")  # fmt: skip
+    t.say("`zod` is missing from package.json because the lockfile was regenerated without it.")
+    t.run("Bash", "added 1 package in 2s", command="npm install zod@3.23.8")
+    t.run("Bash", "", command="npx tsc --noEmit")
+    result = t.extract()
+    assert not only(result, "DEAD_END").suppressed
+    assert only(result, "SOLUTION").summary.endswith("(it had failed with error TS2307).")
 
 
 @pytest.mark.parametrize(

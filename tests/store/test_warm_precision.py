@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from store.ingest import shapes, snippets
+from store.ingest import bar, shapes, snippets
 from store.ingest.episodes import _failed_step
 from store.models import ToolResult, ToolUse
 from tests.store.test_warm import Transcript, of_type, only, pending, prompt
@@ -32,21 +32,87 @@ def test_a_failure_whose_cause_the_agent_states_is_a_dead_end() -> None:
     assert not only(t.extract(), "DEAD_END").suppressed
 
 
-@pytest.mark.parametrize(
-    "output",
-    [
-        "Error: unknown flag: --disable-all",  # a flag the installed version does not have
-        "bash: sentry-cli: command not found",  # the tool is not installed
-        'exec: "curl": executable file not found in $PATH',
-        "Error: Failed to attach to process 14: Permission denied (os error 13)",
-        "error: Missing CLICKHOUSE_URL or CLICKHOUSE_HOST",  # a required variable
-        "error: Authentication credentials were not provided. (http status: 401)",
-    ],
-)
-def test_a_failure_the_tool_or_the_machine_refused_needs_no_cause(output: str) -> None:
+REFUSALS = [
+    "Error: unknown flag: --disable-all",  # a flag the installed version does not have
+    "Error: Failed to attach to process 14: Permission denied (os error 13)",
+    "error: Missing CLICKHOUSE_URL or CLICKHOUSE_HOST",  # a required variable
+    "error: Authentication credentials were not provided. (http status: 401)",
+]
+
+
+@pytest.mark.parametrize("output", REFUSALS)
+def test_a_refusal_with_neither_a_cause_nor_a_fix_is_no_lesson(output: str) -> None:
     t = Transcript()
     t.run("Bash", output, error=True, command="tool run --disable-all ./...")
+    assert only(t.extract(), "DEAD_END").suppressed == NO_CAUSE
+
+
+@pytest.mark.parametrize("output", REFUSALS)
+def test_a_refusal_the_agent_explains_is_a_dead_end(output: str) -> None:
+    t = Transcript()
+    t.run("Bash", output, error=True, command="tool run --disable-all ./...")
+    t.say("`tool` 2.0 requires the `TOOL_TOKEN` variable because the v1 config file is gone.")
     assert not only(t.extract(), "DEAD_END").suppressed
+
+
+def test_a_refusal_and_what_fixed_it_are_one_lesson_in_the_solution() -> None:
+    t = Transcript()
+    t.run("Bash", "Error: unknown flag: --disable-all", error=True,
+          command="golangci-lint run --disable-all ./...")  # fmt: skip
+    t.run("Bash", "0 issues.", command="golangci-lint run ./...")
+    result = t.extract()
+    assert only(result, "DEAD_END").suppressed == NO_CAUSE
+    fix = only(result, "SOLUTION")
+    assert not fix.suppressed
+    assert fix.summary == (
+        "`golangci-lint run ./...` succeeds after dropping `--disable-all` (it had failed with"
+        " Error: unknown flag: --disable-all)."
+    )
+
+
+@pytest.mark.parametrize(
+    ("output", "failed", "worked"),
+    [
+        ("bash: python: command not found", "python manage.py migrate",
+         "python3 manage.py migrate"),  # the program mistyped for this machine
+        ('exec: "gotestsum": executable file not found in $PATH', "gotestsum ./...",
+         "go test ./..."),
+        ("npm error enoent Could not read package.json: Error: ENOENT: no such file or"
+         " directory, open '/w/package.json'", "npm run build",
+         "cd /w/web && npm run build"),  # run from the wrong folder
+        ("python3: can't open file '/w/scripts/seed.py': [Errno 2] No such file or directory",
+         "python3 scripts/seed.py", "python3 tools/seed.py"),  # a typo'd path
+    ],
+)  # fmt: skip
+def test_an_environment_slip_that_retyping_got_past_is_routine(
+    output: str, failed: str, worked: str
+) -> None:
+    t = Transcript()
+    t.run("Bash", output, error=True, command=failed)
+    t.say("The script lives in another folder because the repository keeps its app in `web/`.")
+    t.run("Bash", "done", command=worked)
+    result = t.extract()
+    dead = only(result, "DEAD_END")
+    assert dead.suppressed.startswith("an environment slip")
+    assert all(s.suppressed for s in of_type(result, "SOLUTION"))
+
+
+def test_an_environment_slip_with_no_fix_is_no_lesson_even_explained() -> None:
+    t = Transcript()
+    t.run("Bash", "bash: sentry-cli: command not found", error=True,
+          command="sentry-cli releases new 1.2")  # fmt: skip
+    t.say("`sentry-cli` is not installed on this machine, so releases can't be created here.")
+    assert only(t.extract(), "DEAD_END").suppressed.startswith("an environment slip")
+
+
+def test_a_program_installed_to_fix_a_command_not_found_is_a_lesson() -> None:
+    t = Transcript()
+    t.run("Bash", "bash: mise: command not found", error=True, command="mise run test")
+    t.run("Bash", "installed mise 2024.1.0", command="brew install mise")
+    t.run("Bash", "12 passed", command="mise run test")
+    fix = only(t.extract(), "SOLUTION")
+    assert not fix.suppressed
+    assert "`brew install mise`" in fix.summary
 
 
 def test_the_same_error_three_times_unresolved_is_a_dead_end() -> None:
@@ -472,3 +538,219 @@ def test_a_file_written_after_a_retry_that_worked_is_no_fork() -> None:
     t.run("Write", "File written", file_path="/w/src/a.ts", content="x")  # it worked
     t.run("Write", "File created", file_path="/w/src/b.ts", content="y")
     assert of_type(t.extract(), "PIVOT") == []
+
+
+# --------------------------------------------------------------------------- issue 11, round 3
+
+
+def test_a_near_identical_node_later_in_the_session_is_kept_out() -> None:
+    t = Transcript()
+    for command in ("npm run build", "npx next build"):  # one error, two commands
+        for _ in range(3):
+            t.run("Bash", "[TypeError: generate is not a function]", error=True,
+                  command=command)  # fmt: skip
+    first, second = of_type(t.extract(), "DEAD_END")
+    assert not first.suppressed
+    assert second.suppressed == "nearly repeats an earlier DEAD_END of the session"
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        # the session's voice: "we" is the agent and its user
+        "The root cause was that we call `flush()` before `commit()` in `store.py`.",
+        # a generic noun nobody named: which file only the session knew
+        "The root cause was that the script reads `DATABASE_URL` before `.env` is loaded.",
+    ],
+)
+def test_a_statement_in_the_sessions_voice_leans_on_the_session(said: str) -> None:
+    t = Transcript()
+    t.run("Bash", "DATABASE_URL flush() commit() store.py .env", command="cat notes.txt")
+    t.say(said)
+    assert all(n.suppressed for n in t.extract().nodes if n.strategy != "episode")
+
+
+def test_a_generic_noun_with_its_name_beside_it_is_self_contained() -> None:
+    assert not bar._leans("The root cause was that the script `seed.py` reads `DATABASE_URL`.")
+    assert not bar._leans("`seed.py` fails because the file reads `DATABASE_URL` too early.")
+    assert bar._leans("The root cause was that the file reads `DATABASE_URL` too early.")
+
+
+def test_a_test_run_that_ends_with_passes_only_is_no_failure() -> None:
+    t = Transcript()
+    logged = "tests/test_api.py::test_retry ERROR:root:upstream gave 503, retrying\n"
+    t.run("Bash", logged + "error: upstream 503\n===== 5 passed in 0.31s =====",
+          command="pytest tests/test_api.py")  # fmt: skip
+    assert not of_type(t.extract(), "DEAD_END")
+    t = Transcript()
+    t.run("Bash", logged + "error: upstream 503\n===== 1 failed, 4 passed in 0.31s =====",
+          command="pytest tests/test_api.py")  # fmt: skip
+    assert of_type(t.extract(), "DEAD_END")
+
+
+@pytest.mark.parametrize(
+    ("output", "gist"),
+    [
+        ("Error: Command failed: next build\nTypeError: generate is not a function\n",
+         "TypeError: generate is not a function"),  # a wrapper's line around the real one
+        ("sh: 1: nvm: not found\nBuild error: the page `/` failed to prerender\n",
+         "Build error: the page `/` failed to prerender"),  # a notice on the way
+    ],
+)  # fmt: skip
+def test_the_error_gist_is_not_a_wrapper_or_a_notice_printed_before_it(
+    output: str, gist: str
+) -> None:
+    span = snippets.error_gist(output)
+    assert span is not None
+    assert output[span[0] : span[1]] == gist
+
+
+def test_a_program_missing_inside_a_container_is_about_the_project_not_a_slip() -> None:
+    t = Transcript()
+    t.run("Bash", 'OCI runtime exec failed: exec failed: unable to start container process: exec:'
+          ' "curl": executable file not found in $PATH: unknown', error=True,
+          command="kubectl -n api exec api-7f -- curl -s localhost:8080/healthz")  # fmt: skip
+    t.say("The api image is distroless apart from Python: it has no `curl`, so `python -c` it is.")
+    t.run("Bash", "200 0.012", command="kubectl -n api exec api-7f -- python -c 'import urllib'")
+    dead = only(t.extract(), "DEAD_END")
+    assert not dead.suppressed.startswith("an environment slip")
+    assert shapes.missing_program('exec: "curl": executable file not found in $PATH') == "curl"
+    assert shapes.missing_program("(eval):1: command not found: npm") == "npm"
+    assert shapes.missing_program("node not found") == "node"
+
+
+def test_a_password_prompt_the_agents_shell_cannot_answer_is_a_slip() -> None:
+    t = Transcript()
+    t.run("Bash", "sudo: a terminal is required to read the password; either use the -S option",
+          error=True, command="sudo tar -xzf /tmp/node.tar.gz -C /usr/local/nodejs")  # fmt: skip
+    t.run("Bash", "", command="tar -xzf /tmp/node.tar.gz -C ~/.local/nodejs")
+    result = t.extract()
+    assert only(result, "DEAD_END").suppressed.startswith("an environment slip")
+    assert all(s.suppressed for s in of_type(result, "SOLUTION"))
+
+
+def test_a_retyped_command_line_whose_failing_step_is_unclear_credits_nothing() -> None:
+    t = Transcript()
+    t.run("Bash", "Error: EACCES: permission denied, open '/w/.cache/x'", error=True,
+          command="npm ci && npm run build -- --no-lint")  # fmt: skip
+    t.run("Bash", "done", command="npm ci && npm run build")
+    result = t.extract()
+    assert only(result, "DEAD_END").suppressed.startswith("a command line of several steps")
+    assert only(result, "SOLUTION").suppressed.startswith("the failing command line ran several")
+
+
+def test_a_script_opening_with_a_comment_is_named_by_its_first_command() -> None:
+    tool = ToolUse("t1", "Bash", '{"command": "# Add to shell profile\\nexport PATH=x\\nnode -v"}')
+    assert snippets.describe(tool) == "`export PATH=x`"
+
+
+def test_a_tables_row_lifted_out_of_its_table_is_not_a_sentence() -> None:
+    row = "| 7 | `pre-write-guard.sh`: `AUTHORIZE=1` bypass | fixes use the proper tool |."
+    assert bar.judge(row, said=True).reason.startswith("not a sentence")
+
+
+def test_a_conclusion_about_a_file_the_agent_just_edited_is_work_in_progress() -> None:
+    t = Transcript()
+    t.run("Edit", "updated", file_path="/w/src/models_evaluation.py",
+          old_string="from pydantic import BaseModel, model_validator",
+          new_string="from pydantic import BaseModel")  # fmt: skip
+    t.run("Bash", "E   NameError: name 'model_validator' is not defined", error=True,
+          command="pytest tests/test_models.py")  # fmt: skip
+    t.run("Bash", "src/models_evaluation.py:43:    @model_validator(mode='after')\n__pycache__",
+          command="grep -rn model_validator src/")  # fmt: skip
+    t.say("The issue is the `__pycache__` stale bytecode plus a reference in"
+          " `models_evaluation.py`.")  # fmt: skip
+    found = only(t.extract(), "DISCOVERY")
+    assert found.suppressed == "about `models_evaluation.py`, a file the agent is changing"
+
+
+def test_something_to_create_that_already_existed_is_a_slip_retyping_got_past() -> None:
+    t = Transcript()
+    t.run("Bash", 'a pull request for branch "fix-x" into branch "main" already exists:\n'
+          "https://github.com/o/r/pull/6689", error=True,
+          command='gh pr create --title "fix: x" --body "y"')  # fmt: skip
+    t.run("Bash", "https://github.com/o/r/pull/6689", command='gh pr edit 6689 --title "fix: x"')
+    result = t.extract()
+    assert only(result, "DEAD_END").suppressed.startswith("an environment slip (something")
+    assert only(result, "SOLUTION").suppressed.startswith("retyped after an environment slip")
+
+
+def test_a_flagged_run_whose_output_is_a_passing_test_run_is_no_failure() -> None:
+    t = Transcript()
+    t.run("Bash", "Exit code 1\n...\n===== 5 passed in 0.31s =====", error=True,
+          command="pytest tests/api -q | tail -3; false")  # fmt: skip
+    assert not of_type(t.extract(), "DEAD_END")
+    t = Transcript()
+    t.run("Bash", "Exit code 1\ncmd/x.go:3:1: printf: bad verb\nok  \texample.com/x\t0.2s",
+          error=True, command="go test ./... && go vet ./...")  # fmt: skip
+    assert of_type(t.extract(), "DEAD_END")
+
+
+def test_a_banner_opening_the_output_is_not_the_errors_gist() -> None:
+    output = (
+        "Exit code 1\n==> Running in non-interactive mode because `$NONINTERACTIVE` is set.\n"
+        "==> Checking for `sudo` access (which may request your password)...\n"
+        "Need sudo access on macOS (e.g. the user dev needs to be an Administrator)!"
+    )
+    span = snippets.error_gist(output)
+    assert span is not None
+    assert output[span[0] : span[1]].startswith("Need sudo access on macOS")
+
+
+def test_a_long_error_chain_keeps_its_last_links() -> None:
+    line = (
+        "OCI runtime exec failed: exec failed: unable to start container process: exec:"
+        ' "curl": executable file not found in $PATH: unknown'
+    )
+    assert snippets.error_line(line, 110).startswith("exec failed: unable to start container")
+    assert '"curl": executable file not found' in snippets.error_line(line, 110)
+    short = "src/a.ts(6,33): error TS2307: Cannot find module 'zod'."
+    assert snippets.error_line(short, 110) == short
+
+
+def test_a_conclusion_the_agent_takes_back_right_after_is_not_kept() -> None:
+    def session(after: str) -> Transcript:
+        t = Transcript()
+        t.run("Bash", "config/db.yml:4:  search_path: public",
+              command="grep -rn search_path config/")  # fmt: skip
+        t.say("The root cause is that `search_path` in `config/db.yml` is `public` only, so"
+              " `psql` never sees the `reporting` schema.")  # fmt: skip
+        t.run("Bash", "reporting | orders_archive", command="psql -c '\\dt *.orders_archive'")
+        t.say(after)
+        return t
+
+    kept = only(session("So `reporting.orders_archive` it is.").extract(), "DISCOVERY")
+    taken_back = only(
+        session("Actually, the table is in `public`: the real issue is a typo.").extract(),
+        "DISCOVERY",
+    )
+    assert not kept.suppressed
+    assert taken_back.suppressed == "the agent took it back right after (a belief it gave up)"
+
+
+def test_a_retry_that_only_changes_how_the_command_reports_fixed_nothing() -> None:
+    t = Transcript()
+    t.run("Bash", "E   AssertionError: assert 3 == 4", error=True, command="pytest tests/api -x")
+    t.run("Bash", "4 passed in 0.2s", command="pytest tests/api -x -q --tb=short")
+    assert only(t.extract(), "SOLUTION").suppressed.startswith("the retry only changed how")
+
+
+def test_a_missing_path_an_added_option_pointed_the_tool_at_is_no_slip() -> None:
+    t = Transcript()
+    t.run("Bash", "FileNotFoundError: [Errno 2] No such file or directory: 'alembic.ini'",
+          error=True, command="alembic upgrade head")  # fmt: skip
+    t.run("Bash", "INFO  [alembic.runtime.migration] Running upgrade  -> 0189",
+          command="alembic -c db/alembic.ini upgrade head")  # fmt: skip
+    result = t.extract()
+    assert not only(result, "SOLUTION").suppressed
+    assert "`-c`" in only(result, "SOLUTION").summary
+    retyped = Transcript()
+    retyped.run("Bash", "FileNotFoundError: [Errno 2] No such file or directory: 'alembic.ini'",
+                error=True, command="alembic upgrade head")  # fmt: skip
+    retyped.run("Bash", "INFO  Running upgrade", command="cd db && alembic upgrade head")
+    assert only(retyped.extract(), "DEAD_END").suppressed.startswith("an environment slip")
+    skipped = Transcript()
+    skipped.run("Bash", ".husky/pre-commit: line 5: .husky/_/husky.sh: No such file or directory",
+                error=True, command='git commit -m "fix: x"')  # fmt: skip
+    skipped.run("Bash", "[fix 112ec11] fix: x", command='git commit --no-verify -m "fix: x"')
+    assert only(skipped.extract(), "SOLUTION").suppressed.startswith("retyped after")

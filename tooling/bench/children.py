@@ -388,6 +388,12 @@ def child_quality(workdir: str, transcripts: str) -> dict[str, Any]:
     return run_quality(Path(transcripts), workdir=Path(workdir)).to_json()
 
 
+def child_quality_tune(workdir: str, transcripts: str) -> dict[str, Any]:
+    from store.quality.corpus import run_unlabelled
+
+    return {"folder": transcripts, **run_unlabelled(Path(transcripts), workdir=Path(workdir))}
+
+
 #: Read calls per retrieval-log growth scenario (`mcp_log_growth`).
 LOG_CALLS = 1000
 
@@ -499,6 +505,7 @@ CHILDREN: dict[str, Callable[..., dict[str, Any]]] = {
     "child-blast": child_blast,
     "child-health": child_health,
     "child-quality": child_quality,
+    "child-quality-tune": child_quality_tune,
     "child-secrets": child_secrets,
     **CATALOG_CHILDREN,
     **TEAM_CHILDREN,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import resource
 import shutil
 import sqlite3
@@ -365,7 +366,24 @@ def _bench_quality(work: Path) -> dict[str, Any]:
         return {"skipped": f"no transcripts at {transcripts} (set LIBRARIAN_CORPUS)"}
     if not (LABELS_DIR / "lessons.jsonl").is_file():
         return {"skipped": f"no labels at {LABELS_DIR} (they ship with the source, not the wheel)"}
-    return run_child("child-quality", str(work / "quality"), str(transcripts))
+    report = run_child("child-quality", str(work / "quality"), str(transcripts))
+    tune = _tune_set()
+    if tune is not None:
+        report["tune"] = run_child("child-quality-tune", str(work / "quality"), str(tune))
+    return report
+
+
+def _tune_set() -> Path | None:
+    """A second set of real sessions nobody labelled (`LIBRARIAN_QUALITY_TUNE`), read in place
+    and only from outside the project: no transcript is copied into the repository."""
+    named = os.environ.get("LIBRARIAN_QUALITY_TUNE", "")
+    if not named:
+        return None
+    folder = Path(named).expanduser().resolve()
+    project = Path(__file__).resolve().parents[2]
+    if not folder.is_dir() or folder.is_relative_to(project):
+        return None
+    return folder
 
 
 # -- lifecycle: blast radius, health, the lifecycle screens (issue 5) -----------------------
