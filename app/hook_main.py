@@ -82,11 +82,11 @@ def user_prompt(library: str | None) -> int:
     """Print the skills that fit the prompt (or nothing); exit 0 whatever happens."""
     try:
         # only this hook loads it (tomllib, hashlib, socket): the Stop hook stays bare
-        from store.skills import prompt_context
+        from store.skills import prompt_context, prompt_hook
 
         root = resolve_library_dir(library)
         raw = hooks.read_stdin(sys.stdin, prompt_context.MAX_INPUT)
-        output = prompt_context.run_hook(root, raw)
+        output = prompt_hook.run_hook(root, raw)
         if output:
             sys.stdout.write(output + "\n")
             sys.stdout.flush()

@@ -26,7 +26,7 @@ import socket
 import stat
 import time
 import tomllib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -268,39 +268,3 @@ def start_ranker(root: Path, log: Path, marker: Path) -> None:
         pass
     marker.touch()
     hooks.spawn_worker([*own_module("app"), "--library", str(root), "hook", "prompt-server"], log)
-
-
-# -- the hook ------------------------------------------------------------------------------------
-
-Fallback = Callable[[Path, Request, Settings], str]
-
-
-def run_hook(root: Path, raw: str, fallback: Fallback | None = None) -> str:
-    """`librarian hook user-prompt`: the stdout for one hook input; "" when there is nothing
-    to add or anything goes wrong. Never raises an `Exception`."""
-    try:
-        request = parse_request(raw[:MAX_INPUT])
-        if (
-            request is None
-            or not worth_ranking(request.prompt)
-            or not (root / "library.db").is_file()
-        ):
-            return ""
-        settings = Settings.from_config(root / "config.toml")
-        paths = ranker_paths(root)
-        if paths is not None and settings.server:
-            answer = ask_ranker(paths[0], request, settings.wait_ms / 1000)
-            if answer is not None:
-                return answer
-            if not ranker_running(paths[1]):
-                marker = paths[1].with_suffix(".started")
-                start_ranker(root, root / "spool" / "prompt-server.log", marker)
-        answer_from_index = fallback
-        if answer_from_index is None:
-            # the cold path only: masking secrets loads the lint's rules (~0.1 s of imports)
-            from store.skills.prompt_lexical import lexical_output
-
-            answer_from_index = lexical_output
-        return answer_from_index(root, request, settings)
-    except Exception:
-        return ""

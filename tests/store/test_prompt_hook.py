@@ -24,9 +24,9 @@ from store.skills.prompt_context import (
     parse_request,
     ranker_paths,
     render,
-    run_hook,
     worth_ranking,
 )
+from store.skills.prompt_hook import run_hook
 from store.skills.prompt_lexical import connect, lexical_output, lexical_picks
 from store.skills.prompt_rank import choose
 from store.verify import verify
