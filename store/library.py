@@ -38,6 +38,7 @@ from store.models import (
     ForgetReport,
     GraduationCheck,
     Incident,
+    LeftBehind,
     Lineage,
     MemoryHit,
     Node,
@@ -1247,10 +1248,17 @@ class Library:
 
         return runbook.execute(self, run_id, step, **inputs)
 
-    def abandon_run(self, run_id: str, reason: str) -> Run:
+    def abandon_run(self, run_id: str, reason: str, *, restore: bool = True) -> Run:
+        """Close an open run unfinished; `restore` puts back the statuses it changed."""
         from store.lifecycle import runbook
 
-        return runbook.abandon(self, run_id, reason)
+        return runbook.abandon(self, run_id, reason, restore=restore)
+
+    def left_behind(self, run_id: str) -> LeftBehind:
+        """What abandoning an open run would leave behind (nothing is changed)."""
+        from store.lifecycle import runbook
+
+        return runbook.left_behind(self, run_id)
 
     def incidents(self, skill: str | None = None) -> list[Incident]:
         from store.lifecycle import runbook

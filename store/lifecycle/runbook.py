@@ -18,10 +18,11 @@ from typing import TYPE_CHECKING
 
 from store import catalog
 from store.ingest.redact import redact
+from store.lifecycle import runbook_abandon
 from store.lifecycle import runbook_repair as repair
 from store.lifecycle import runbook_steps as steps
 from store.lifecycle.runbook_read import RunbookError, get_locked, get_run, incidents, runs
-from store.models import RUNBOOK_STEPS, Run, StepPlan
+from store.models import RUNBOOK_STEPS, LeftBehind, Run, StepPlan
 from store.text import one_line
 
 if TYPE_CHECKING:
@@ -33,6 +34,7 @@ __all__ = [
     "execute",
     "get_run",
     "incidents",
+    "left_behind",
     "open_run_for",
     "plan",
     "runs",
@@ -92,21 +94,42 @@ def open_run_for(library: Library, key: str | int) -> Run | None:
         return None if row is None else get_locked(conn, str(row[0]))
 
 
-def abandon(library: Library, run_id: str, reason: str) -> Run:
-    """Close an open run without finishing it (what was done stays done and recorded)."""
+def abandon(library: Library, run_id: str, reason: str, *, restore: bool = True) -> Run:
+    """Close an open run without finishing it. With `restore` (the default) every skill
+    still in the status the run left it in goes back to its status before the run (one
+    status event each); without, the statuses stay. The steps done stay recorded."""
     if not reason.strip():
         raise RunbookError("abandoning a run needs a reason")
+    why = one_line(redact(reason), 500)
     with library.db.write() as conn:
         run = get_locked(conn, run_id)
         if run.status != "open":
             raise RunbookError(f"run {run_id} is {run.status}")
+        if restore:
+            found = runbook_abandon.restore(library, conn, run, why)
+        else:
+            found = runbook_abandon.left_behind_locked(conn, run)
+        back = [c.name for c in found.restorable] if restore else []
+        kept = [c.name for c in found.changes if c.name not in back]
         library.append_event(
             conn,
             "runbook.abandoned",
             f"skill:{run.skill_name}",
-            {"run_id": run_id, "reason": one_line(redact(reason), 500), "step": run.step},
+            {
+                "run_id": run_id,
+                "reason": why,
+                "step": run.step,
+                "restore": restore,
+                "restored": back,
+                "kept": kept,
+            },
         )
         return get_locked(conn, run_id)
+
+
+def left_behind(library: Library, run_id: str) -> LeftBehind:
+    """What abandoning the open run would leave behind (nothing is changed)."""
+    return runbook_abandon.left_behind(library, run_id)
 
 
 def plan(library: Library, run_id: str, **inputs: str) -> StepPlan:

@@ -1,0 +1,134 @@
+"""Abandoning a runbook run: what it leaves behind, and putting back the statuses it changed.
+
+A run changes statuses as it goes (step 1 retires the skill and puts it on the denylist,
+step 3 deprecates its dependents, step 6 re-proposes some). Every one of those is a status
+event carrying the run's id, so the changes are read back from the log: per skill, the
+status before its first change and after its last. Abandoning restores by default: each
+skill still in the status the run left it in goes back to its status before the run, as one
+status event per skill (`restored: true`, the run's id) in the abandon's transaction. A
+skill changed since by someone else is left as it is, and said so.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import TYPE_CHECKING
+
+from store.lifecycle.runbook_read import RunbookError, get_locked
+from store.lifecycle.runbook_steps import recorded
+from store.lifecycle.status import TARGET
+from store.models import LeftBehind, Run, RunChange
+from store.text import one_line
+
+if TYPE_CHECKING:
+    from store.library import Library
+
+#: The status event that puts a skill back in each status.
+RESTORE_EVENT = {
+    "stable": "skill.promoted",
+    "proposed": "skill.proposed",
+    "deprecated": "skill.deprecated",
+    "retired": "skill.retired",
+}
+_STATUS_EVENTS = tuple(t for t, target in TARGET.items() if target is not None)
+
+
+def left_behind(library: Library, run_id: str) -> LeftBehind:
+    """What abandoning the open run `run_id` would leave behind; nothing is changed."""
+    with library.db.read() as conn:
+        run = get_locked(conn, run_id)
+        return left_behind_locked(conn, run)
+
+
+def restore(library: Library, conn: sqlite3.Connection, run: Run, reason: str) -> LeftBehind:
+    """Put back the statuses the run changed (inside the abandon's write transaction);
+    returns what was found, before the restore."""
+    found = left_behind_locked(conn, run)
+    for change in found.restorable:
+        library.append_event(
+            conn,
+            RESTORE_EVENT[change.before],
+            f"skill:{change.name}",
+            {
+                "skill_id": change.skill_id,
+                "reason": one_line(f"runbook {run.run_id} abandoned: {reason}", 500),
+                "from": change.now,
+                "run_id": run.run_id,
+                "restored": True,
+            },
+        )
+    return found
+
+
+def left_behind_locked(conn: sqlite3.Connection, run: Run) -> LeftBehind:
+    if run.status != "open":
+        raise RunbookError(f"run {run.run_id} is {run.status}")
+    return LeftBehind(run.run_id, run.skill_name, run.step, _changes(conn, run), _other(run))
+
+
+def _changes(conn: sqlite3.Connection, run: Run) -> tuple[RunChange, ...]:
+    """Per skill, its status before the run's first change and after its last."""
+    marks = ",".join("?" * len(_STATUS_EVENTS))
+    rows = conn.execute(
+        f"SELECT type, payload FROM events WHERE type IN ({marks})"
+        " AND json_extract(payload, '$.run_id') = ? ORDER BY seq",
+        (*_STATUS_EVENTS, run.run_id),
+    ).fetchall()
+    spans: dict[int, list[str]] = {}  # skill id -> [before, after]
+    for type_, payload in rows:
+        p = json.loads(payload)
+        if p.get("restored"):
+            continue
+        sid = int(p["skill_id"])
+        after = str(TARGET[type_])
+        spans.setdefault(sid, [str(p.get("from", "")), after])[1] = after
+    changes = []
+    for sid, (before, after) in spans.items():
+        row = conn.execute("SELECT name, status FROM skills WHERE skill_id=?", (sid,)).fetchone()
+        if row is not None:
+            changes.append(RunChange(sid, str(row[0]), before, after, str(row[1])))
+    return tuple(changes)
+
+
+def _other(run: Run) -> tuple[str, ...]:
+    """What stays whichever way the run is abandoned."""
+    other = []
+    if run.step:
+        other.append(
+            f"the {run.step} recorded step{'s' if run.step > 1 else ''} stay in the run's"
+            " history (events cannot be undone)"
+        )
+    if run.step >= 5 and recorded(run, 5).get("mode") == "successor":
+        successor = str(recorded(run, 5).get("successor", ""))
+        other.append(
+            f"the relation {successor} supersedes {run.skill_name} (step 5) stays; remove it"
+            f" with `librarian relate {successor} supersedes {run.skill_name} --remove`"
+        )
+    return tuple(other)
+
+
+def describe(found: LeftBehind, *, restore: bool) -> list[str]:
+    """The lines that say what abandoning leaves behind, restoring or keeping statuses."""
+    lines = []
+    for change in found.changes:
+        if not change.restorable:
+            if change.now != change.after:
+                lines.append(
+                    f"{change.name} is {change.now} (changed since the run made it"
+                    f" {change.after}): left as it is"
+                )
+            continue
+        if restore:
+            lines.append(
+                f"{change.name} goes back to {change.before} (the run made it {change.after})"
+            )
+        else:
+            lines.append(f"{change.name} stays {change.after} (it was {change.before})")
+        if change.after == "retired":
+            lines[-1] += "; " + (
+                "it leaves the denylist" if restore else "it stays on the denylist"
+            )
+    if not found.changes:
+        lines.append("the run changed no status: nothing to restore")
+    return [*lines, *found.other]
