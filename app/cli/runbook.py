@@ -18,6 +18,8 @@ from app.cli.common import (
     plain,
     say,
 )
+from store.library import Library
+from store.lifecycle.runbook_abandon import describe
 from store.models import Run, StepPlan
 from store.text import one_line
 
@@ -66,6 +68,11 @@ def register(sub: Subcommands) -> None:
     runs.add_argument("run_id", nargs="?", metavar="RUN")
     runs.add_argument("--all", action="store_true", help="list done and abandoned runs too")
     runs.add_argument("--reason", default="", help="why the run is abandoned")
+    runs.add_argument(
+        "--keep-statuses",
+        action="store_true",
+        help="abandon: keep the statuses the run changed (default: put them back)",
+    )
 
 
 def step_inputs(args: argparse.Namespace) -> dict[str, str]:
@@ -160,11 +167,25 @@ def _input_for(plan: StepPlan, read: Callable[[str], str]) -> dict[str, str]:
 def _paused(args: argparse.Namespace, run: Run, plan: StepPlan) -> int:
     why = plan.waiting or "stopped before it"
     say(
-        f"paused at step {plan.step}/7 ({why}); resume with: librarian retire"
-        f" {one_line(run.skill_name, 80)}",
+        f"paused at step {plan.step}/7 ({why}); resume with: {resume_hint(run, plan)}",
         file=sys.stderr,
     )
     return PAUSED
+
+
+def resume_hint(run: Run, plan: StepPlan) -> str:
+    """The command that resumes the run, with the options its waiting step needs."""
+    command = f"librarian retire {one_line(run.skill_name, 80)}"
+    if not plan.waiting:
+        return command
+    if plan.name == "repair":
+        return (
+            f"{command} --successor NAME, or {command} --no-replacement (or edit its SKILL.md,"
+            f" `librarian scan`, then {command})"
+        )
+    if plan.name == "incident":
+        return f"{command} --regression TEXT (optionally --cause TEXT --scope TEXT)"
+    return command
 
 
 def _run_data(run: Run) -> dict[str, Any]:
@@ -188,7 +209,21 @@ def cmd_runs(args: argparse.Namespace) -> int:
             raise CliError(f"runs {args.action} needs a RUN id")
         if args.action == "show":
             run = library.run(args.run_id)
+            emit(args, _run_data(run), run_text(run))
         else:
-            run = library.abandon_run(args.run_id, args.reason)
-        emit(args, _run_data(run), run_text(run))
+            _abandon(args, library)
     return 0
+
+
+def _abandon(args: argparse.Namespace, library: Library) -> None:
+    """Abandon a run, saying what it leaves behind (statuses put back unless kept)."""
+    restore = not args.keep_statuses
+    found = library.left_behind(args.run_id)
+    run = library.abandon_run(args.run_id, args.reason, restore=restore)
+    lines = describe(found, restore=restore)
+    data = _run_data(run) | {
+        "left_behind": lines,
+        "restored": [c.name for c in found.restorable] if restore else [],
+    }
+    text = run_text(run) + "\n" + "\n".join(f"  - {one_line(line, 300)}" for line in lines)
+    emit(args, data, text)

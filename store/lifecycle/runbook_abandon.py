@@ -95,10 +95,10 @@ def _other(run: Run) -> tuple[str, ...]:
     """What stays whichever way the run is abandoned."""
     other = []
     if run.step:
-        other.append(
-            f"the {run.step} recorded step{'s' if run.step > 1 else ''} stay in the run's"
-            " history (events cannot be undone)"
+        steps = (
+            "the recorded step stays" if run.step == 1 else f"the {run.step} recorded steps stay"
         )
+        other.append(f"{steps} in the run's history (events are never undone)")
     if run.step >= 5 and recorded(run, 5).get("mode") == "successor":
         successor = str(recorded(run, 5).get("successor", ""))
         other.append(
