@@ -63,8 +63,15 @@ class CatalogNames(Suggester):
 class DialogError(Label):
     """Why Enter did not close the dialog (empty until something is wrong)."""
 
+    said = ""
+
     def say(self, text: str) -> None:
-        self.update(Text(one_line(text, 300), style="bold red"))
+        self.said = one_line(text, 300)
+        self.update(Text(self.said, style="bold red"))
+
+    def clear(self) -> None:
+        self.said = ""
+        self.update("")
 
 
 @dataclass(frozen=True)
@@ -165,7 +172,7 @@ class NewRunPrompt(ModalScreen[RunChoice | None]):
         reason = self.query_one("#input-reason", Input)
         reason.display = True
         reason.focus()
-        self.query_one(DialogError).update("")
+        self.query_one(DialogError).clear()
         self.query_one("#runbook-inputs-hint", Label).update(
             Text("enter: start the run (step 1 is planned, not done) · escape: cancel", style="dim")
         )
@@ -266,7 +273,7 @@ class StepInputs(ModalScreen[dict[str, str] | None]):
         successor.display = mode == "successor"
         (successor if successor.display else self.query_one("#input-note", Input)).focus()
         self.query_one("#repair-hint", Label).update(Text(REPAIR_HINTS.get(mode, ""), style="dim"))
-        self.query_one(DialogError).update("")
+        self.query_one(DialogError).clear()
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:

@@ -140,6 +140,7 @@ class Suggestion:
     importance: float
     matched_terms: tuple[str, ...] = ()
     reasons: tuple[str, ...] = field(default=())
+    health: str = ""  # DRIFTING or DEGRADING when its recent runs fail (ranked lower), else ""
 
 
 @dataclass(frozen=True)

@@ -6,15 +6,23 @@ from __future__ import annotations
 
 import io
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 from rich.console import Console, RenderableType
 from textual.pilot import Pilot
+from textual.screen import Screen
 from textual.widgets import Input, Label, OptionList, Select, Static
 
 from app.factory import make_app
-from app.screens.runbook import RunbookScreen, StepConfirm, StepInputs
-from app.screens.runbook_dialogs import AbandonDialog, NewRunPrompt
+from app.screens.runbook import RunbookScreen
+from app.screens.runbook_dialogs import (
+    AbandonDialog,
+    DialogError,
+    NewRunPrompt,
+    StepConfirm,
+    StepInputs,
+)
 from app.screenshots import settle
 from store.library import Library
 from store.verify import verify
@@ -63,9 +71,13 @@ async def answer(pilot: Pilot[int], text: str) -> None:
     await settle(pilot)
 
 
+def top(pilot: Pilot[int]) -> Screen[Any]:
+    return pilot.app.screen
+
+
 def said(pilot: Pilot[int]) -> str:
     """Why the open dialog did not close."""
-    return plain(pilot.app.screen.query_one("#runbook-error", Label).render())  # type: ignore[arg-type]
+    return top(pilot).query_one(DialogError).said
 
 
 def denied(library: Library) -> list[str]:
@@ -88,7 +100,7 @@ async def test_a_run_from_start_to_incident(pilot: Pilot[int], demo_library: Lib
     assert screen(pilot).loaded
     await pilot.press("n")
     await settle(pilot)
-    assert isinstance(pilot.app.screen, NewRunPrompt)
+    assert isinstance(top(pilot), NewRunPrompt)
     await answer(pilot, SKILL)
     await answer(pilot, "notes promised a fix that never shipped")
     run = screen(pilot).run
@@ -152,7 +164,7 @@ async def test_a_run_from_start_to_incident(pilot: Pilot[int], demo_library: Lib
     inputs.query_one("#input-note", Input).focus()
     await pilot.press("enter")
     await settle(pilot)
-    assert isinstance(pilot.app.screen, StepConfirm)
+    assert isinstance(top(pilot), StepConfirm)
     await pilot.press("y")
     await settle(pilot)
     await do_step(pilot, "nothing to re-promote: no repair or successor")
@@ -195,10 +207,10 @@ async def test_show_skill_reopens_its_run_and_abandon_needs_a_reason(
     assert current.step == 1
     await pilot.press("A")
     await settle(pilot)
-    assert isinstance(pilot.app.screen, AbandonDialog)
+    assert isinstance(top(pilot), AbandonDialog)
     await answer(pilot, "")  # enter on an empty reason says why, and the run stays open
     assert "abandoning needs a reason" in said(pilot)
-    assert isinstance(pilot.app.screen, AbandonDialog)
+    assert isinstance(top(pilot), AbandonDialog)
     assert demo_library.run(run.run_id).status == "open"
     await answer(pilot, "handled by hand")
     assert demo_library.run(run.run_id).status == "abandoned"
@@ -262,7 +274,7 @@ async def test_new_run_checks_the_skill_first_and_completes_it(
     assert prompt.query_one("#input-reason", Input).display
     await answer(pilot, "  ")
     assert "a run needs a reason" in said(pilot)
-    assert pilot.app.screen is prompt
+    assert top(pilot) is prompt
     await answer(pilot, "flags leak")
     run = screen(pilot).run
     assert run is not None
@@ -271,7 +283,7 @@ async def test_new_run_checks_the_skill_first_and_completes_it(
     await pilot.press("n")  # a skill with an open run: reopened, no reason asked
     await settle(pilot)
     await answer(pilot, "feature-flags")
-    assert not isinstance(pilot.app.screen, NewRunPrompt)
+    assert not isinstance(top(pilot), NewRunPrompt)
     assert len(demo_library.runs(skill="feature-flags")) == 1
 
 
@@ -292,11 +304,11 @@ async def test_step_5_shows_the_successor_field_only_for_a_successor(
     assert successor.display
     await answer(pilot, "")  # empty: says why instead of closing
     assert "name the successor skill" in said(pilot)
-    assert pilot.app.screen is inputs
+    assert top(pilot) is inputs
     inputs.query_one("#repair-mode", Select).value = "none"
     await settle(pilot)
     assert not successor.display
-    assert "nothing replaces it" in plain(inputs.query_one("#repair-hint", Label).render())  # type: ignore[arg-type]
+    assert "nothing replaces it" in str(inputs.query_one("#repair-hint", Label).render())
     inputs.query_one("#input-note", Input).focus()
     await answer(pilot, "")
     confirm = pilot.app.screen
