@@ -111,3 +111,13 @@ async def test_untrusted_names_render_literally() -> None:
         assert "\\x1b[31mred\\x1b]0;title\\x07" in text
         assert "<U+202E>evil" in text
         assert not {"\x1b", "\x07", "\u202e"} & set(text)
+
+
+async def test_a_drifting_suggestion_is_marked() -> None:
+    app = SuggestApp()
+    async with app.run_test() as pilot:
+        widget = app.query_one(SuggestionList)
+        drifting = suggestion(15, "kubernetes-rollout", 0.4)
+        widget.set_suggestions([*RANKED, Suggestion(**{**drifting.__dict__, "health": "DRIFTING"})])
+        await pilot.pause()
+        assert lines(widget)[3].startswith(" 4. kubernetes-rollout  0.40  drifting")
