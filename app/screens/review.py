@@ -31,6 +31,7 @@ from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, Label, Select, Static
 from textual.worker import get_current_worker
 
+from app.live import LibraryChanged
 from app.messages import (
     DecisionFailed,
     DecisionUndone,
@@ -442,6 +443,14 @@ class ReviewScreen(EnrichmentPane):
         self.load_drafts()
         self.load_proposals()
         self.load_enrichments()
+
+    def library_changed(self, message: LibraryChanged) -> None:
+        """Decided elsewhere, or sessions ingested by the hook worker: the queue as it is
+        now, the cursor kept on its node."""
+        self.on_screen_resume()
+        current = self.query_one(NodeTable).current
+        self.reload(current.node_id if current else None)
+        self.load_counts()
 
     # -- workers (thread: the store blocks) ------------------------------------------
 
