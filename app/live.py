@@ -6,7 +6,7 @@ nothing more when nothing changed) every `POLL_SECONDS`. When it moved, the scre
 shown gets a `LibraryChanged` message and reloads what it shows (`LibrarianScreen`
 handles it). A screen that is hidden, or under a dialog, gets it once it is shown again
 without one, so a dialog is never reloaded from under the user and a hidden screen does no
-work.
+work. An app made with `watch=False` (tests, screenshots, benchmarks) does not poll.
 """
 
 from __future__ import annotations

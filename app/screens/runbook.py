@@ -239,7 +239,7 @@ class RunbookScreen(LibrarianScreen):
         open_runs = sum(1 for r in self.runs if r.status == "open")
         status.update(
             Text(
-                f"{len(self.runs)} runs, {open_runs} open"
+                f"{len(self.runs)} run{'' if len(self.runs) == 1 else 's'}, {open_runs} open"
                 + ("" if self.show_all else " (open only: o shows all)")
             )
         )
@@ -309,6 +309,8 @@ class RunbookScreen(LibrarianScreen):
 
     @on(DataTable.RowHighlighted, "#run-table")
     def _run_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.cursor_row != event.data_table.cursor_row:
+            return  # a highlight from before the rows were reloaded (the cursor moved on)
         key = event.row_key.value if event.row_key is not None else None
         if key and key != self._wanted and (self.run is None or self.run.run_id != key):
             self._request_run(str(key))

@@ -55,6 +55,8 @@ async def test_a_run_started_from_the_cli_appears_on_the_open_runbook_screen(
     await pilot.press("8")
     await settle(pilot)
     before = [r.run_id for r in runbook(pilot).runs]
+    selected = runbook(pilot).run
+    assert selected is not None
     started = run(
         demo_library_dir, "retire", "feature-flags", "--yes", "--reason", "leaks", "--steps", "1"
     )
@@ -63,6 +65,9 @@ async def test_a_run_started_from_the_cli_appears_on_the_open_runbook_screen(
     await settle(pilot)
     shown = runbook(pilot).runs[0]
     assert (shown.skill_name, shown.step) == ("feature-flags", 1)
+    still = runbook(pilot).run
+    assert still is not None
+    assert still.run_id == selected.run_id  # the reload keeps the run the user was reading
 
 
 async def test_nothing_is_reloaded_while_nothing_changes(
