@@ -240,26 +240,42 @@ class Searcher:
         return {int(r[0]): (r[1], r[2], r[3], r[4], r[5], int(r[6]), int(r[7])) for r in rows}
 
     def _health(self, rows: dict[int, Row], now: datetime) -> dict[int, tuple[str, int, int]]:
-        """The health verdict of each skill's served version over the health window, for the
-        skills whose verdict is DRIFTING or DEGRADING: (verdict, runs, failures)."""
+        """The health verdict of the skills, as `librarian health` judges them, for those
+        DRIFTING or DEGRADING: (verdict, runs, failures). A skill is judged on the runs of
+        the version it serves in the health window once it has `min_runs` of them, else on
+        the runs of all its versions."""
         if not rows:
             return {}
         since = (now - timedelta(days=self.health["window_days"])).isoformat()
         pairs = [(sid, row[6]) for sid, row in rows.items()]
         with self.library.db.read() as conn:
-            counts = conn.execute(
-                "WITH served(skill_id, version_no) AS (VALUES "
-                + ",".join("(?,?)" for _ in pairs)
-                + ") SELECT o.skill_id, count(*), count(*) - sum(o.success) FROM served s"
-                " JOIN outcomes o ON o.skill_id = s.skill_id AND o.version_no = s.version_no"
-                " WHERE o.ts >= ? GROUP BY o.skill_id",
-                [*(v for pair in pairs for v in pair), since],
-            ).fetchall()
+            counts = {
+                int(sid): (int(runs), int(failures))
+                for sid, runs, failures in conn.execute(
+                    "WITH served(skill_id, version_no) AS (VALUES "
+                    + ",".join("(?,?)" for _ in pairs)
+                    + ") SELECT o.skill_id, count(*), count(*) - sum(o.success) FROM served s"
+                    " JOIN outcomes o ON o.skill_id = s.skill_id AND o.version_no = s.version_no"
+                    " WHERE o.ts >= ? GROUP BY o.skill_id",
+                    [*(v for pair in pairs for v in pair), since],
+                )
+            }
+            few = [sid for sid in rows if counts.get(sid, (0, 0))[0] < self.health["min_runs"]]
+            if few:
+                counts.update(
+                    (int(sid), (int(runs), int(failures)))
+                    for sid, runs, failures in conn.execute(
+                        "SELECT skill_id, count(*), count(*) - sum(success) FROM outcomes"
+                        f" WHERE skill_id IN ({','.join('?' * len(few))}) AND ts >= ?"
+                        " GROUP BY skill_id",
+                        [*few, since],
+                    )
+                )
         found = {}
-        for sid, runs, failures in counts:
-            judged = verdict(int(runs), int(failures), self.health)
+        for sid, (runs, failures) in counts.items():
+            judged = verdict(runs, failures, self.health)
             if judged in ("DRIFTING", "DEGRADING"):
-                found[int(sid)] = (judged, int(runs), int(failures))
+                found[sid] = (judged, runs, failures)
         return found
 
     def _score(

@@ -68,10 +68,16 @@ def register(sub: Subcommands) -> None:
     runs.add_argument("run_id", nargs="?", metavar="RUN")
     runs.add_argument("--all", action="store_true", help="list done and abandoned runs too")
     runs.add_argument("--reason", default="", help="why the run is abandoned")
-    runs.add_argument(
+    statuses = runs.add_mutually_exclusive_group()
+    statuses.add_argument(
         "--keep-statuses",
         action="store_true",
         help="abandon: keep the statuses the run changed (default: put them back)",
+    )
+    statuses.add_argument(
+        "--restore-statuses",
+        action="store_true",
+        help="abandon: put back the statuses the run changed without asking",
     )
 
 
@@ -194,7 +200,7 @@ def _run_data(run: Run) -> dict[str, Any]:
     return data
 
 
-def cmd_runs(args: argparse.Namespace) -> int:
+def cmd_runs(args: argparse.Namespace, read: Callable[[str], str] = input) -> int:
     with open_library(args) as library:
         if args.action == "list":
             found = library.runs(status=None if args.all else "open")
@@ -211,15 +217,31 @@ def cmd_runs(args: argparse.Namespace) -> int:
             run = library.run(args.run_id)
             emit(args, _run_data(run), run_text(run))
         else:
-            _abandon(args, library)
+            return _abandon(args, library, read)
     return 0
 
 
-def _abandon(args: argparse.Namespace, library: Library) -> None:
-    """Abandon a run, saying what it leaves behind (statuses put back unless kept)."""
-    restore = not args.keep_statuses
+def _abandon(args: argparse.Namespace, library: Library, read: Callable[[str], str]) -> int:
+    """Abandon a run, saying what it leaves behind: statuses put back (the default) or kept.
+    On a terminal, without either flag, it shows both and asks."""
     found = library.left_behind(args.run_id)
-    run = library.abandon_run(args.run_id, args.reason, restore=restore)
+    restore = not args.keep_statuses
+    reason = args.reason
+    asking = not (args.keep_statuses or args.restore_statuses or args.json)
+    if asking and (sys.stdin.isatty() or read is not input):
+        if not reason:
+            reason = ask(f"Why is {args.run_id} abandoned? ", read)
+        if found.restorable:
+            say("Abandoning leaves, with the statuses put back:")
+            say("\n".join(f"  - {one_line(line, 300)}" for line in describe(found, restore=True)))
+            say("or, with them kept:")
+            say("\n".join(f"  - {one_line(line, 300)}" for line in describe(found, restore=False)))
+            choice = ask("  [r]estore them (default) / [k]eep them / [c]ancel: ", read).lower()
+            if choice in ("c", "cancel"):
+                say("nothing changed: the run stays open", file=sys.stderr)
+                return PAUSED
+            restore = choice not in ("k", "keep")
+    run = library.abandon_run(args.run_id, reason, restore=restore)
     lines = describe(found, restore=restore)
     data = _run_data(run) | {
         "left_behind": lines,
@@ -227,3 +249,4 @@ def _abandon(args: argparse.Namespace, library: Library) -> None:
     }
     text = run_text(run) + "\n" + "\n".join(f"  - {one_line(line, 300)}" for line in lines)
     emit(args, data, text)
+    return 0

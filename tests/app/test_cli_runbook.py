@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from app.cli.main import build_parser
-from app.cli.runbook import PAUSED, cmd_retire
+from app.cli.runbook import PAUSED, cmd_retire, cmd_runs
 from tests.app.test_cli import run
 
 
@@ -72,7 +72,9 @@ def test_abandon_puts_back_what_the_run_changed_unless_kept(demo_copy: Path) -> 
     """Issue 14: abandoning after the quarantine left the skill retired, on the denylist."""
     run(demo_copy, "retire", "release-notes", "--yes", "--reason", "tone", "--steps", "1")
     [listed] = json.loads(run(demo_copy, "runs", "--json").stdout)
-    abandoned = run(demo_copy, "runs", "abandon", listed["run_id"], "--reason", "false alarm")
+    abandoned = run(
+        demo_copy, "runs", "abandon", listed["run_id"], "--reason", "false alarm", stdin=""
+    )
     assert abandoned.returncode == 0, abandoned.stderr
     assert "abandoned, step 1/7" in abandoned.stdout
     assert (
@@ -128,3 +130,32 @@ def test_interactive_retire_asks_before_each_step(
     assert "retired without repair or successor" in out
     assert "nothing to re-promote" in out
     assert "regression case: undo must keep the previous note" in out
+
+
+def test_interactive_abandon_shows_both_ways_and_asks(
+    demo_copy: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def args(*argv: str) -> argparse.Namespace:
+        return build_parser().parse_args(["--library", str(demo_copy), *argv])
+
+    replies = answers("tone", "y")
+    assert (
+        cmd_retire(args("retire", "release-notes", "--steps", "1"), read=lambda _q: next(replies))
+        == 0
+    )
+    [listed] = json.loads(run(demo_copy, "runs", "--json").stdout)
+    capsys.readouterr()
+
+    replies = answers("changed my mind", "c")
+    code = cmd_runs(args("runs", "abandon", listed["run_id"]), read=lambda _q: next(replies))
+    assert code == PAUSED
+    out = capsys.readouterr()
+    assert "release-notes goes back to stable (the run made it retired)" in out.out
+    assert "release-notes stays retired (it was stable); it stays on the denylist" in out.out
+    assert "nothing changed: the run stays open" in out.err
+
+    replies = answers("changed my mind", "k")
+    assert cmd_runs(args("runs", "abandon", listed["run_id"]), read=lambda _q: next(replies)) == 0
+    assert "abandoned, step 1/7" in capsys.readouterr().out
+    shown = json.loads(run(demo_copy, "show", "release-notes", "--json").stdout)
+    assert shown["summary"]["status"] == "retired"
