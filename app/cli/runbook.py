@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.cli.common import (
     CliError,
@@ -18,10 +18,12 @@ from app.cli.common import (
     plain,
     say,
 )
-from store.library import Library
 from store.lifecycle.runbook_abandon import describe
 from store.models import Run, StepPlan
 from store.text import one_line
+
+if TYPE_CHECKING:
+    from store.library import Library
 
 #: Exit status when a run stops before its end (declined, or waiting for an input).
 PAUSED = 3

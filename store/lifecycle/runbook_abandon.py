@@ -16,7 +16,6 @@ import sqlite3
 from typing import TYPE_CHECKING
 
 from store.lifecycle.runbook_read import RunbookError, get_locked
-from store.lifecycle.runbook_steps import recorded
 from store.lifecycle.status import TARGET
 from store.models import LeftBehind, Run, RunChange
 from store.text import one_line
@@ -42,9 +41,23 @@ def left_behind(library: Library, run_id: str) -> LeftBehind:
 
 
 def restore(library: Library, conn: sqlite3.Connection, run: Run, reason: str) -> LeftBehind:
-    """Put back the statuses the run changed (inside the abandon's write transaction);
-    returns what was found, before the restore."""
+    """Put back the statuses the run changed and remove the relations it added (inside the
+    abandon's write transaction); returns what was found, before the restore."""
     found = left_behind_locked(conn, run)
+    for source_id, source, kind, target in found.relations:
+        library.append_event(
+            conn,
+            "relation.removed",
+            f"skill:{source}",
+            {
+                "source_id": source_id,
+                "type": kind,
+                "target_name": target,
+                "origin": "runbook",
+                "run_id": run.run_id,
+                "restored": True,
+            },
+        )
     for change in found.restorable:
         library.append_event(
             conn,
@@ -64,7 +77,28 @@ def restore(library: Library, conn: sqlite3.Connection, run: Run, reason: str) -
 def left_behind_locked(conn: sqlite3.Connection, run: Run) -> LeftBehind:
     if run.status != "open":
         raise RunbookError(f"run {run.run_id} is {run.status}")
-    return LeftBehind(run.run_id, run.skill_name, run.step, _changes(conn, run), _other(run))
+    return LeftBehind(
+        run.run_id, run.skill_name, run.step, _changes(conn, run), _other(run), _added(conn, run)
+    )
+
+
+def _added(conn: sqlite3.Connection, run: Run) -> tuple[tuple[int, str, str, str], ...]:
+    """The relations the run added (step 5's successor) that are still there."""
+    found = []
+    for (payload,) in conn.execute(
+        "SELECT payload FROM events WHERE type='relation.added'"
+        " AND json_extract(payload, '$.run_id') = ? ORDER BY seq",
+        (run.run_id,),
+    ):
+        p = json.loads(payload)
+        row = conn.execute(
+            "SELECT s.name FROM relations r JOIN skills s ON s.skill_id = r.source_id"
+            " WHERE r.source_id=? AND r.type=? AND r.target_name=? AND r.origin='runbook'",
+            (int(p["source_id"]), p["type"], p["target_name"]),
+        ).fetchone()
+        if row is not None:
+            found.append((int(p["source_id"]), str(row[0]), str(p["type"]), str(p["target_name"])))
+    return tuple(found)
 
 
 def _changes(conn: sqlite3.Connection, run: Run) -> tuple[RunChange, ...]:
@@ -99,12 +133,6 @@ def _other(run: Run) -> tuple[str, ...]:
             "the recorded step stays" if run.step == 1 else f"the {run.step} recorded steps stay"
         )
         other.append(f"{steps} in the run's history (events are never undone)")
-    if run.step >= 5 and recorded(run, 5).get("mode") == "successor":
-        successor = str(recorded(run, 5).get("successor", ""))
-        other.append(
-            f"the relation {successor} supersedes {run.skill_name} (step 5) stays; remove it"
-            f" with `librarian relate {successor} supersedes {run.skill_name} --remove`"
-        )
     return tuple(other)
 
 
@@ -129,6 +157,11 @@ def describe(found: LeftBehind, *, restore: bool) -> list[str]:
             lines[-1] += "; " + (
                 "it leaves the denylist" if restore else "it stays on the denylist"
             )
-    if not found.changes:
+    for _sid, source, kind, target in found.relations:
+        lines.append(
+            f"the relation {source} {kind} {target} (step 5) "
+            + ("is removed" if restore else "stays")
+        )
+    if not found.changes and not found.relations:
         lines.append("the run changed no status: nothing to restore")
     return [*lines, *found.other]

@@ -159,7 +159,10 @@ class LeftBehind:
     skill_name: str
     step: int  # the last step done
     changes: tuple[RunChange, ...]  # status changes of the run, in the order it made them
-    other: tuple[str, ...]  # what stays whatever is chosen (recorded steps, a relation)
+    other: tuple[str, ...]  # what stays whatever is chosen (the recorded steps)
+    #: Relations the run added that are still there (source id, source, type, target): the
+    #: successor step 5 named. Restoring removes them with the statuses.
+    relations: tuple[tuple[int, str, str, str], ...] = ()
 
     @property
     def restorable(self) -> tuple[RunChange, ...]:

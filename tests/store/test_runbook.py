@@ -395,3 +395,31 @@ def test_a_skill_deprecated_before_the_run_goes_back_to_deprecated_off_the_denyl
     assert status(lib, "rollout") == "deprecated"
     assert denied(lib) == []
     assert verify(lib).ok
+
+
+def test_abandoning_after_naming_a_successor_removes_the_relation_it_added(
+    lib: Library,
+) -> None:
+    run = lib.start_run("rollout", "outage")
+    for step in (1, 2, 3, 4):
+        lib.run_step(run.run_id, step)
+    lib.run_step(run.run_id, 5, successor="rollout-v2")
+
+    def supersedes() -> list[tuple[str, str]]:
+        with lib.db.read() as conn:
+            return [
+                (str(r[0]), str(r[1]))
+                for r in conn.execute(
+                    "SELECT s.name, r.origin FROM relations r JOIN skills s"
+                    " ON s.skill_id = r.source_id WHERE r.type='supersedes'"
+                    " AND r.target_name='rollout'"
+                )
+            ]
+
+    assert supersedes() == [("rollout-v2", "runbook")]
+    found = lib.left_behind(run.run_id)
+    assert [r[1:] for r in found.relations] == [("rollout-v2", "supersedes", "rollout")]
+    lib.abandon_run(run.run_id, "wrong successor")
+    assert supersedes() == []
+    assert status(lib, "rollout") != "retired"
+    assert verify(lib).ok
