@@ -320,7 +320,7 @@ class LibrarianApp(App[int]):
     def action_verify(self) -> None:
         from store.verify import verify
 
-        report = verify(self.library)
+        report = verify(self.library.kernel)
         failed = [c.name for c in report.checks if not c.ok]
         if report.ok:
             head = f"; head {report.head.events} events, {report.head.hash}" if report.head else ""

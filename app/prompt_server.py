@@ -75,7 +75,7 @@ class Ranker:
         self.settings = Settings.from_config(root / "config.toml")
         self.library.sync_index()
         self.library.embedder.embed(["warm up the model"])
-        self.searcher = Searcher(self.library)
+        self.searcher = Searcher(self.library.kernel)
         self.synced = time.monotonic()
         #: Retrievals to log, written when no prompt is waiting (a write must not hold up
         #: the next prompt's answer).

@@ -1035,7 +1035,7 @@ def child_suggest(library_dir: str) -> dict[str, Any]:
     with Library(Path(library_dir)) as lib:
         lib.sync_index()
         lib.embedder.embed(["warm up the model"])
-        searcher = Searcher(lib)
+        searcher = Searcher(lib.kernel)
         limit = int(lib.config.get("suggest.limit"))
         times = []
         for context in _contexts(200):

@@ -607,10 +607,10 @@ def measure_health(library_dir: Path, now: str) -> dict[str, Any]:
         with lib.db.read() as conn:
             outcomes = int(conn.execute("SELECT count(*) FROM outcomes").fetchone()[0])
         started = time.perf_counter()
-        found = health.compute(lib)
+        found = health.compute(lib.kernel)
         first = time.perf_counter() - started
         started = time.perf_counter()
-        health.compute(lib)
+        health.compute(lib.kernel)
         again = time.perf_counter() - started
     verdicts = Counter(h.verdict for h in found)
     return {

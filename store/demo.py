@@ -185,7 +185,7 @@ def _consolidate(library: Library) -> None:
             library.pitfalls(project=PAYMENTS)
         finally:
             library.retrieval_log.channel = ""
-        session_context(library, PAYMENTS, SESSION_START_ID)  # the library chose this
+        session_context(library.kernel, PAYMENTS, SESSION_START_ID)  # the library chose this
     with library.acting_as(DEMO_COLLEAGUE):
         library.search_memory(PERSON_QUESTION, project=PAYMENTS)  # a person looking
     library.graduate()

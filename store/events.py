@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from store.models import Event
-from store.projections import apply_event
+from store.projectors import apply_event
 
 GENESIS_HASH = "0" * 64
 

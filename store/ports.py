@@ -2,8 +2,8 @@
 
 Governance code (`store/lifecycle/candidates.py`, `pins.py`, `store/skills/usage.py`,
 `store/patterns/literals.py`, `store/skills/enrich.py`, …) takes a `Ledger`: the database, the
-config, the clock and the event writer. The `Library` façade satisfies it, and so will the
-small kernel object that replaces it inside `store/` (issue 12); nothing here imports either.
+config, the clock and the event writer. `store.kernel.Kernel` satisfies it (and so does the
+`Library` façade); nothing here imports either.
 """
 
 from __future__ import annotations

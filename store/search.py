@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from store.embed import Matrix
+from store.embed import EmbeddingError, Matrix
 from store.lifecycle.health import settings as health_settings
 from store.lifecycle.health import verdict
 from store.models import Suggestion
@@ -28,7 +28,7 @@ from store.skills.surface import MAX_SURFACES, SLOTS
 from store.skills.usage import ImportanceRule
 
 if TYPE_CHECKING:
-    from store.library import Library
+    from store.kernel import Kernel
 
 CANDIDATES = 200
 #: A candidate's catalog row: name, status, description, last used, installed, uses, the
@@ -72,7 +72,7 @@ def importance(last_used: str | None, installed: str, use_count: int, now: datet
 class Searcher:
     """Answers many contexts against one library in one process."""
 
-    def __init__(self, library: Library, weights: Weights | None = None) -> None:
+    def __init__(self, library: Kernel, weights: Weights | None = None) -> None:
         self.library = library
         self.weights = weights or Weights()
         self.importance_weight = float(library.config.get("suggest.importance_weight"))
@@ -99,10 +99,8 @@ class Searcher:
         return results
 
     def _embed(self, texts: list[str]) -> Matrix | None:
-        if not texts or self.library.index.count == 0:
+        if not texts or self.library.vectors.index.count == 0:
             return None
-        from store.embed import EmbeddingError
-
         try:
             return self.library.embedder.embed(texts)
         except EmbeddingError:
@@ -189,7 +187,7 @@ class Searcher:
         return informative_terms(conn, terms, self._documents)
 
     def _dense(self, vector: Matrix, candidates: dict[int, _Candidate]) -> None:
-        index = self.library.index
+        index = self.library.vectors.index
         for label, similarity in index.query(vector, CANDIDATES * 2):
             sid = label // SLOTS
             cand = candidates.setdefault(sid, _Candidate(sid))
@@ -212,14 +210,14 @@ class Searcher:
 
     def _fill_missing_surfaces(self, vector: Matrix, candidates: dict[int, _Candidate]) -> None:
         """Exact cosine for every surface of every candidate that the ANN query missed."""
-        entries = self.library.index.entries
+        entries = self.library.vectors.index.entries
         wanted = [
             sid * SLOTS + slot
             for sid, cand in candidates.items()
             for slot in range(MAX_SURFACES)
             if slot not in cand.surfaces and sid * SLOTS + slot in entries
         ]
-        for label, sim in self.library.similarities(vector, wanted).items():
+        for label, sim in self.library.vectors.similarities(vector, wanted).items():
             candidates[label // SLOTS].surfaces[label % SLOTS] = sim
 
     def _skill_rows(self, ids: list[int]) -> dict[int, Row]:
@@ -380,3 +378,12 @@ def _ensure_query_tables(conn: sqlite3.Connection) -> None:
         "CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_words_vocab"
         " USING fts5vocab(temp, 'query_words', 'instance')"
     )
+
+
+def suggest_many(
+    kernel: Kernel, contexts: Sequence[str], limit: int | None = None
+) -> list[list[Suggestion]]:
+    """The best skills for each context (the vector index synced first)."""
+    kernel.vectors.sync_index(embed=True)
+    searcher = Searcher(kernel)
+    return searcher.suggest_many(contexts, limit or int(kernel.config.get("suggest.limit")))

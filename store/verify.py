@@ -16,10 +16,10 @@ from store.chain_head import Head
 from store.content import BLOB_COLUMNS, erase_records, missing_references
 from store.events import check_chain, iter_events
 from store.migrations import PROJECTION_TABLES, migrate
-from store.projections import apply_event
+from store.projectors import apply_event
 
 if TYPE_CHECKING:
-    from store.library import Library
+    from store.kernel import Kernel
 
 MAX_LISTED = 10
 
@@ -54,7 +54,7 @@ class VerifyReport:
         }
 
 
-def verify(library: Library) -> VerifyReport:
+def verify(library: Kernel) -> VerifyReport:
     """Integrity, hash chain, the head file, replay == projections, blobs, the vector index.
 
     Damage that stops a check from reading the database fails that check with the reason."""
@@ -193,7 +193,7 @@ def _blobs(conn: sqlite3.Connection) -> Check:
     return Check("blobs", not problems, detail, problems[:MAX_LISTED])
 
 
-def _vectors(library: Library) -> Check:
+def _vectors(library: Kernel) -> Check:
     with library.db.read() as conn:
         wanted = {int(r[0]): r[1] for r in conn.execute("SELECT label, text_hash FROM skill_texts")}
         stored = {
@@ -202,7 +202,7 @@ def _vectors(library: Library) -> Check:
                 "SELECT text_hash, vector FROM embeddings WHERE model=?", (library.model_name,)
             )
         }
-    index = library.index
+    index = library.vectors.index
     dim = next((len(v) // 4 for v in stored.values()), 384)
     if not wanted:
         if (index.meta is None and not index.load(dim)) or not index.count:
@@ -250,12 +250,12 @@ def _index_problems(
 
 
 def _vector_mismatches(
-    library: Library, wanted: dict[int, str], stored: dict[str, bytes]
+    library: Kernel, wanted: dict[int, str], stored: dict[str, bytes]
 ) -> list[str]:
     labels = sorted(wanted)
     if not labels:
         return []
-    actual = library.index.vectors(labels)
+    actual = library.vectors.index.vectors(labels)
     expected = np.vstack([np.frombuffer(stored[wanted[lab]], dtype=np.float32) for lab in labels])
     sims = np.sum(actual * expected, axis=1) / (
         np.linalg.norm(actual, axis=1) * np.linalg.norm(expected, axis=1) + 1e-12
@@ -264,7 +264,7 @@ def _vector_mismatches(
     return [f"{len(bad)} index vectors differ from SQLite (e.g. label {bad[0]})"] if bad else []
 
 
-def rebuild(library: Library) -> dict[str, int]:
+def rebuild(library: Kernel) -> dict[str, int]:
     """Regenerate every projection from the log, then the vector index."""
     with library.db.write() as conn:
         for table in PROJECTION_TABLES:
@@ -273,8 +273,8 @@ def rebuild(library: Library) -> dict[str, int]:
         for event in list(iter_events(conn)):
             apply_event(conn, event)
             count += 1
-    library.sync_index(embed=True, force=True)
-    return {"events": count, "surfaces": library.index.count}
+    library.vectors.sync_index(embed=True, force=True)
+    return {"events": count, "surfaces": library.vectors.index.count}
 
 
 # -- damage that stops a check, and the head file -------------------------------------

@@ -48,7 +48,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
         report = unopened(LibraryPaths(resolve_library_dir(args.library)).head, str(exc))
     else:
         with library:
-            report = verify(library)
+            report = verify(library.kernel)
     emit(args, report.as_dict(), verify_text(report))
     return 0 if report.ok else 1
 
@@ -57,7 +57,7 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
     from store.verify import rebuild  # numpy: `librarian hook` must not load it
 
     with open_library(args) as library:
-        counts = rebuild(library)
+        counts = rebuild(library.kernel)
     emit(args, counts, f"replayed {counts['events']} events; indexed {counts['surfaces']} surfaces")
     return 0
 

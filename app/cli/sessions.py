@@ -34,7 +34,7 @@ from store.models import (
     UpgradePlan,
     UpgradeReport,
 )
-from store.review import ORDERS, valid_type
+from store.sessions.review import ORDERS, valid_type
 from store.text import one_line
 from widgets.dag_layout import layout_dag, render_text
 

@@ -30,7 +30,8 @@ scrubbed: the write runs with `secure_delete`, then the WAL is checkpointed and 
 file vacuumed, and the WAL truncated again.
 """
 
-from store.forget.erasing import forget, scrub
 from store.forget.planning import SCOPES, ForgetError, matcher, plan
 
-__all__ = ["SCOPES", "ForgetError", "forget", "matcher", "plan", "scrub"]
+# The erasing (`store.forget.erasing`: `forget`, `scrub`) writes events, so this package's
+# top imports only the planning: the event log's projections include `projections` here.
+__all__ = ["SCOPES", "ForgetError", "matcher", "plan"]

@@ -17,15 +17,16 @@ from store.forget.slots import PayloadPath, set_path
 from store.ingest.redact import redact
 from store.migrations import PROJECTION_TABLES
 from store.models import ForgetReport
-from store.projections import apply_event, store_blob
+from store.projections import store_blob
+from store.projectors import apply_event
 from store.skills.surface import text_hash
 
 if TYPE_CHECKING:
-    from store.library import Library
+    from store.kernel import Kernel
 
 
 def forget(
-    library: Library,
+    library: Kernel,
     scope: str,
     target: str,
     *,
@@ -58,7 +59,7 @@ def forget(
 
 
 def _erase(
-    library: Library, conn: sqlite3.Connection, found: Found, reason: str
+    library: Kernel, conn: sqlite3.Connection, found: Found, reason: str
 ) -> tuple[int, int, int]:
     """Tombstones and redactions, recorded by one `blob.erased` event, then one
     `node.forgotten` per node; returns (event seq, blobs erased, events redacted)."""
@@ -182,7 +183,7 @@ def _replay(conn: sqlite3.Connection) -> None:
         apply_event(conn, event)
 
 
-def scrub(library: Library) -> tuple[bool, tuple[str, ...]]:
+def scrub(library: Kernel) -> tuple[bool, tuple[str, ...]]:
     """Leave no erased bytes in the database files: checkpoint and truncate the WAL, vacuum,
     and truncate again. False (with a note) when another process held the WAL open."""
     notes: list[str] = []

@@ -29,7 +29,7 @@ from store.models import ParsedSession, ToolResult, ToolUse, TranscriptMessage
 from store.text import one_line
 
 if TYPE_CHECKING:
-    from store.library import Library
+    from store.kernel import Kernel
 
 #: Tools whose target is the file they touch.
 FILE_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "Read", "NotebookEdit"})
@@ -241,7 +241,7 @@ def _stamp(value: str) -> str:
 
 
 def record(
-    library: Library, conn: sqlite3.Connection, session_id: str, found: list[InferredOutcome]
+    library: Kernel, conn: sqlite3.Connection, session_id: str, found: list[InferredOutcome]
 ) -> int:
     """Append a `skill.outcome_recorded` (inferred) event for every outcome of a catalog skill
     not recorded before; inside the caller's write transaction. Returns how many."""

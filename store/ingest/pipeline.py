@@ -50,7 +50,7 @@ from store.projections import store_blob
 from store.skills import usage
 
 if TYPE_CHECKING:
-    from store.library import Library
+    from store.kernel import Kernel
 
 #: Cosine at or above which two nodes of one project say the same thing (DESIGN §6).
 DEDUP_THRESHOLD = 0.85
@@ -109,7 +109,7 @@ def main_files(paths: Sequence[Path] | None) -> list[Path]:
 
 
 def ingest(
-    library: Library, paths: Sequence[Path] | None = None, *, progress: Progress | None = None
+    library: Kernel, paths: Sequence[Path] | None = None, *, progress: Progress | None = None
 ) -> IngestReport:
     """Ingest every session under `paths` (default: Claude Code's projects folders)."""
     started = time.perf_counter()
@@ -139,7 +139,7 @@ def ingest(
     )
 
 
-def ingest_file(library: Library, main_file: Path) -> _Outcome:
+def ingest_file(library: Kernel, main_file: Path) -> _Outcome:
     """One session file; never raises for data problems (they become the outcome's failure).
 
     A session recorded in several main files (a transcript copied or moved, keeping its
@@ -160,7 +160,7 @@ def ingest_file(library: Library, main_file: Path) -> _Outcome:
             return _record(library, with_other_sources(library, parsed, main_file))
 
 
-def with_other_sources(library: Library, parsed: ParsedSession, main_file: Path) -> ParsedSession:
+def with_other_sources(library: Kernel, parsed: ParsedSession, main_file: Path) -> ParsedSession:
     """The session read from all its recorded main files (`parsed` alone when it has one, or
     when reading the others fails). Ingest calls it under the session's lock; transcripts
     only grow, so a reader needs none."""
@@ -206,7 +206,7 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _unchanged(library: Library, main_file: Path) -> bool:
+def _unchanged(library: Kernel, main_file: Path) -> bool:
     """True when the session file and its subagent files are as last ingested (and no
     subagent file is new). Size and mtime decide first; a touched but identical file is
     confirmed by hash. A file may be recorded under another source of the same session."""
@@ -242,7 +242,7 @@ def _same_files(main_file: Path, session_id: str, rows: list[Any]) -> bool:
     return True
 
 
-def _other_sources(library: Library, session_id: str, main_file: Path) -> list[Path]:
+def _other_sources(library: Kernel, session_id: str, main_file: Path) -> list[Path]:
     """The session's other recorded main files that still exist."""
     with library.db.read() as conn:
         rows = conn.execute(
@@ -252,7 +252,7 @@ def _other_sources(library: Library, session_id: str, main_file: Path) -> list[P
     return [Path(r[0]) for r in rows if os.path.isfile(r[0])]
 
 
-def _labels(library: Library, mains: list[Path]) -> dict[Path, str]:
+def _labels(library: Kernel, mains: list[Path]) -> dict[Path, str]:
     """The labels main files were recorded under (messages and node keys use them)."""
     with library.db.read() as conn:
         return {
@@ -270,7 +270,7 @@ def _labels(library: Library, mains: list[Path]) -> dict[Path, str]:
 # -- recording -------------------------------------------------------------------------------
 
 
-def _record(library: Library, parsed: ParsedSession) -> _Outcome:
+def _record(library: Kernel, parsed: ParsedSession) -> _Outcome:
     warm = extract_warm(parsed)
     nodes, edges, problems = list(warm.nodes), list(warm.edges), list(warm.problems)
     sid = parsed.session_id
@@ -318,7 +318,7 @@ def _record(library: Library, parsed: ParsedSession) -> _Outcome:
 
 
 def append_nodes(
-    library: Library,
+    library: Kernel,
     conn: sqlite3.Connection,
     decisions: Sequence[tuple[dict[str, Any], str, str]],
 ) -> int:
@@ -351,7 +351,7 @@ def append_nodes(
     return merged
 
 
-def _candidate(library: Library, parsed: ParsedSession, node: ExtractedNode) -> dict[str, Any]:
+def _candidate(library: Kernel, parsed: ParsedSession, node: ExtractedNode) -> dict[str, Any]:
     return {
         "node_id": node_id(parsed.session_id, node.key),
         "session_id": parsed.session_id,
@@ -487,7 +487,7 @@ def _message_text(message: TranscriptMessage) -> str:
 
 
 def _session_payload(
-    library: Library, parsed: ParsedSession, digest: str, files: list[dict[str, Any]]
+    library: Kernel, parsed: ParsedSession, digest: str, files: list[dict[str, Any]]
 ) -> dict[str, Any]:
     return {
         "session_id": parsed.session_id,
@@ -512,7 +512,7 @@ def _session_payload(
 
 
 def _dedup(
-    library: Library,
+    library: Kernel,
     project: str,
     fresh: list[dict[str, Any]],
     exclude: Collection[str] = (),
@@ -584,11 +584,11 @@ def _best_match(vector: np.ndarray[Any, Any], pool: list[np.ndarray[Any, Any]]) 
     return best if float(sims[best]) >= DEDUP_THRESHOLD else None
 
 
-def _node_vectors(library: Library, texts: list[str]) -> np.ndarray[Any, Any]:
+def _node_vectors(library: Kernel, texts: list[str]) -> np.ndarray[Any, Any]:
     """Normalised vectors for texts, embedded once each and cached by (model, text hash)."""
     from store.skills.surface import text_hash
 
     hashes = [text_hash(t) for t in texts]
-    library.embed_missing(dict(zip(hashes, texts, strict=True)))
-    found = library.cached_vectors(set(hashes))
+    library.vectors.embed_missing(dict(zip(hashes, texts, strict=True)))
+    found = library.vectors.cached_vectors(set(hashes))
     return np.vstack([found[h] for h in hashes]) if hashes else np.zeros((0, 384))

@@ -69,7 +69,7 @@ from store.models import (
 
 if TYPE_CHECKING:
     from store.ingest.cold import LlmClient
-    from store.library import Library
+    from store.kernel import Kernel
 
 #: Cold node type -> the warm node types it may supersede. Same type, except that a finding
 #: settles the guess made at the same place (a confirmed hypothesis reads as a discovery).
@@ -106,7 +106,7 @@ def model_name(llm: LlmClient) -> str:
 
 
 def plan(
-    library: Library,
+    library: Kernel,
     paths: Sequence[Path] | None = None,
     *,
     again: bool = False,
@@ -151,7 +151,7 @@ def plan(
     )
 
 
-def _read(library: Library, main_file: Path) -> ParsedSession | None:
+def _read(library: Kernel, main_file: Path) -> ParsedSession | None:
     """The whole session a main file belongs to; None when it cannot be read (the warm tier
     reports why)."""
     main_file = Path(os.path.abspath(main_file))
@@ -163,7 +163,7 @@ def _read(library: Library, main_file: Path) -> ParsedSession | None:
     return with_other_sources(library, parsed, main_file)
 
 
-def _reason(library: Library, parsed: ParsedSession, model: str, again: bool) -> str:
+def _reason(library: Kernel, parsed: ParsedSession, model: str, again: bool) -> str:
     """Why the session is to be read ("" when this model and prompt already read it)."""
     if again:
         return "again"
@@ -200,7 +200,7 @@ class _Totals:
 
 
 def upgrade(
-    library: Library,
+    library: Kernel,
     paths: Sequence[Path] | None,
     llm: LlmClient,
     *,
@@ -240,7 +240,7 @@ def upgrade(
 
 
 def _upgrade_session(
-    library: Library,
+    library: Kernel,
     parsed: ParsedSession,
     llm: LlmClient,
     settings: ColdSettings,
@@ -326,7 +326,7 @@ class _Cover:
 
 
 def _record(
-    library: Library, parsed: ParsedSession, cold: ColdResult, model: str, totals: _Totals
+    library: Kernel, parsed: ParsedSession, cold: ColdResult, model: str, totals: _Totals
 ) -> None:
     sid = parsed.session_id
     candidates = [_candidate(library, parsed, judged(n)) for n in cold.nodes]

@@ -21,7 +21,7 @@ from store.hooks import claim, finish, mark_current, set_aside, worker_lock
 from store.ingest.pipeline import ingest_file
 
 if TYPE_CHECKING:
-    from store.library import Library
+    from store.kernel import Kernel
 
 MAX_ROUNDS = 1000
 #: The longest one transcript may take (the warm tier does ≥ 10 MB/s: minutes are GBs).
@@ -42,7 +42,7 @@ class IngestTimeout(Exception):
     """A transcript took longer than `INGEST_SECONDS`."""
 
 
-def drain(library: Library, *, locked: bool = False) -> DrainReport:
+def drain(library: Kernel, *, locked: bool = False) -> DrainReport:
     """Ingest every queued transcript (each path once per round); never raises for data.
     `locked`: the caller already holds the spool's lock (the hook worker takes it before it
     opens the library)."""
@@ -62,7 +62,7 @@ def drain(library: Library, *, locked: bool = False) -> DrainReport:
     )
 
 
-def _rounds(library: Library, spool: Path) -> tuple[int, int, list[str]]:
+def _rounds(library: Kernel, spool: Path) -> tuple[int, int, list[str]]:
     sessions = ingested = 0
     problems: list[str] = []
     for _ in range(MAX_ROUNDS):
@@ -82,7 +82,7 @@ def _rounds(library: Library, spool: Path) -> tuple[int, int, list[str]]:
     return sessions, ingested, problems
 
 
-def _one(library: Library, spool: Path, path: str) -> tuple[str, int]:
+def _one(library: Kernel, spool: Path, path: str) -> tuple[str, int]:
     """(problem or "", sessions ingested) for one queued transcript."""
     try:
         with _deadline(INGEST_SECONDS):

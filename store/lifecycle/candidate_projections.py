@@ -1,10 +1,10 @@
 """Projection rows of candidate versions (see `store.lifecycle.candidates`): which version
 of a skill the librarian serves, which one is proving itself, and each candidate's fate.
 
-Pure functions of the event log, called by the skill projections (`store.projections`) for
-`skill.installed`/`skill.changed` and the two candidate events; they never read files or
-config. An event from before schema 15 carries no `candidate`: its version is served at once,
-as it was then.
+Pure functions of the event log, called by the skill projections
+(`store.skills.projections`) for `skill.installed`/`skill.changed` and the two candidate
+events; they never read files or config. An event from before schema 15 carries no
+`candidate`: its version is served at once, as it was then.
 """
 
 from __future__ import annotations

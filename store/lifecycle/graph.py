@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from store import catalog
 from store.errors import LibrarianError
 from store.lifecycle.gcpause import paused_gc
-from store.lifecycle.requirements import PinError, pins_on, refuse_unproven, split_pin, unproven
+from store.lifecycle.health import settings
+from store.lifecycle.requirements import pins_on, unproven
 from store.models import (
     RELATION_TYPES,
     BlastRadius,
@@ -34,7 +35,7 @@ from store.models import (
 from store.models.governance import UnprovenRequirement
 
 if TYPE_CHECKING:
-    from store.library import Library
+    from store.kernel import Kernel
 
 DEPENDENCY_TYPES = ("requires", "extends")
 RELATED_TYPES = ("complements", "enables", "often_used_with")
@@ -77,7 +78,7 @@ class DependencyGraph:
     self-relations), which are found once per catalog state.
     """
 
-    def __init__(self, library: Library) -> None:
+    def __init__(self, library: Kernel) -> None:
         self.library = library
         self._lock = threading.Lock()
         self._signature: tuple[Any, ...] = ()
@@ -308,7 +309,7 @@ def _find_problems(rows: list[tuple[str, str, str, str]], status: dict[str, str]
     )
 
 
-def _ignored_self_relations(library: Library, name: str | None = None) -> list[Relation]:
+def _ignored_self_relations(library: Kernel, name: str | None = None) -> list[Relation]:
     """Self-relations the parser dropped from a SKILL.md (with a `relation_self` warning),
     of every installed skill or of the one called `name`."""
     where = "" if name is None else " AND s.name = :name"
@@ -403,7 +404,7 @@ def _cycle_in(knot: tuple[str, ...], edges: dict[str, list[str]]) -> tuple[str, 
     return knot  # unreachable for a strongly connected knot
 
 
-def blast_radius(library: Library, key: str | int, version: int = 0) -> BlastRadius:
+def blast_radius(library: Kernel, key: str | int, version: int = 0) -> BlastRadius:
     """Everything that relies on a skill: dependents, related skills, sessions, patterns,
     drafts. With `version`, the blast radius of that version: a dependent pinned to another
     version is not hit (it is listed in `pinned`); every other dependent is."""
@@ -422,13 +423,13 @@ def blast_radius(library: Library, key: str | int, version: int = 0) -> BlastRad
         ):
             raise RelationError(f"{name} has no version {version}")
         pins = pins_on(conn, name)
-    reach = library.dependency_graph.walk(name, version=version)
+    reach = library.service(DependencyGraph).walk(name, version=version)
     radius = _with_uses(library, name, status, reach.dependents, reach.related)
     return replace(radius, version_no=version, pinned=reach.pinned, pins=tuple(pins))
 
 
 def _with_uses(
-    library: Library,
+    library: Kernel,
     name: str,
     status: str,
     dependents: list[Dependent],
@@ -466,7 +467,7 @@ def _with_uses(
     return BlastRadius(name, status, tuple(dependents), tuple(related), sessions, patterns, drafts)
 
 
-def dependencies(library: Library, key: str | int) -> list[Dependency]:
+def dependencies(library: Kernel, key: str | int) -> list[Dependency]:
     """A skill's outgoing relations (every type and origin), each with its target's status,
     or "missing" when no installed skill has the target's name (a dangling reference)."""
     with library.db.read() as conn:
@@ -497,10 +498,10 @@ def _dependencies(conn: Any, sid: int) -> list[Dependency]:
     return sorted(found, key=lambda d: (order.get(d.relation, len(order)), d.name))
 
 
-def problems(library: Library) -> GraphProblems:
+def problems(library: Kernel) -> GraphProblems:
     """Dangling references, `requires`/`extends` cycles (from the frontmatter too, which
     `relate` cannot refuse) and self-relations, among installed skills."""
-    return library.dependency_graph.problems()
+    return library.service(DependencyGraph).problems()
 
 
 #: The dependents a focus lists (all are counted).
@@ -509,7 +510,7 @@ NO_PROBLEMS = GraphProblems((), (), (), ())
 
 
 def focus(
-    library: Library, key: str | int, *, limit: int = FOCUS_LIMIT, whole: bool = True
+    library: Kernel, key: str | int, *, limit: int = FOCUS_LIMIT, whole: bool = True
 ) -> GraphFocus:
     """One skill with its dependencies, its blast radius (the nearest `limit` dependents
     listed, all counted) and the problems that touch it.
@@ -532,7 +533,7 @@ def focus(
             reach = _direct(conn, name, limit)
     touching = NO_PROBLEMS
     if whole:
-        graph = library.dependency_graph
+        graph = library.service(DependencyGraph)
         reach = graph.walk(name, limit)
         touching = graph.problems_of(name, reach.names)
     return GraphFocus(
@@ -576,7 +577,7 @@ def _direct(conn: Any, name: str, limit: int) -> Reach:
 DEFAULT_CANDIDATES = 3
 
 
-def default_focus(library: Library) -> str | None:
+def default_focus(library: Kernel) -> str | None:
     """The skill a graph opens on: among the deprecated skills (drift demotes to deprecated),
     those drifting still undemoted and those whose candidate version drifted (set aside), the
     one with the largest blast radius; else the first installed skill by name (None: no
@@ -586,8 +587,6 @@ def default_focus(library: Library) -> str | None:
     catalog's all-time counts (failures above the fail threshold over enough runs), SQL
     shortlists the candidates with the most direct dependents, and a recursive query counts
     the whole radius of those few."""
-    from store.lifecycle.health import settings
-
     s = settings(library)
     marks = ",".join("?" * len(DEPENDENCY_TYPES))
     with library.db.read() as conn:
@@ -629,120 +628,3 @@ def _radius_size(conn: Any, name: str) -> int:
         (name, *DEPENDENCY_TYPES, DEFAULT_COUNT_CAP + 1),
     ).fetchone()
     return int(row[0]) - 1
-
-
-def relate(
-    library: Library,
-    source: str,
-    kind: str,
-    target: str,
-    *,
-    remove: bool = False,
-    version: int = 0,
-) -> str:
-    """Add (or remove) a hand-made relation, checked: both skills exist, not a self-relation,
-    no dependency cycle, a stable skill never depends on a proposed one, a pinned version
-    (`target@N` or `version`) exists. Returns a one-line description."""
-    if kind not in RELATION_TYPES:
-        raise RelationError(f"unknown relation {kind!r} (one of: {', '.join(RELATION_TYPES)})")
-    try:
-        target, written_pin = split_pin(target)
-    except PinError as exc:
-        raise RelationError(str(exc)) from exc
-    pin = version or written_pin
-    if pin and kind not in DEPENDENCY_TYPES:
-        raise RelationError(f"only requires and extends can pin a version, not {kind}")
-    with library.db.write() as conn:
-        ids = {}
-        for key in (source, target):
-            sid = catalog.resolve(conn, key)
-            if sid is None:
-                raise RelationError(f"no skill named {key!r}")
-            ids[key] = sid
-        rows = {
-            key: conn.execute("SELECT name, status FROM skills WHERE skill_id=?", (sid,)).fetchone()
-            for key, sid in ids.items()
-        }
-        (src, src_status), (dst, dst_status) = rows[source], rows[target]
-        if src == dst:
-            raise RelationError(f"a skill cannot be related to itself ({src} {kind} {src})")
-        exists = conn.execute(
-            "SELECT pin FROM relations WHERE source_id=? AND type=? AND target_name=?"
-            " AND origin='manual'",
-            (ids[source], kind, dst),
-        ).fetchone()
-        payload = {"source_id": ids[source], "type": kind, "target_name": dst, "origin": "manual"}
-        shown = f"{src} {kind} {dst}" + (f"@{pin}" if pin else "")
-        if remove:
-            if not exists:
-                raise RelationError(f"no hand-made relation {src} {kind} {dst}")
-            library.append_event(conn, "relation.removed", f"skill:{src}", payload)
-            return f"removed: {src} {kind} {dst}"
-        if exists and int(exists[0]) == pin:
-            return f"already there: {shown}"
-        _check_dependency(conn, (src, src_status), kind, (dst, dst_status, ids[target]), pin)
-        if pin:
-            payload["pin"] = pin
-        library.append_event(conn, "relation.added", f"skill:{src}", payload)
-    return f"{'re-pinned' if exists else 'added'}: {shown}"
-
-
-def _check_dependency(
-    conn: Any, source: tuple[str, str], kind: str, target: tuple[str, str, int], pin: int
-) -> None:
-    """Refuse what a dependency may not be: a cycle, a stable skill on a proposed one, a pin
-    on a version that does not exist (or, from a stable skill, one still proving itself)."""
-    (src, src_status), (dst, dst_status, dst_id) = source, target
-    if kind not in DEPENDENCY_TYPES:
-        return
-    cycle = _path(conn, dst, src)
-    if cycle:
-        raise RelationError(
-            f"{src} {kind} {dst} would close a cycle: " + " -> ".join([src, *cycle])
-        )
-    try:
-        refuse_unproven(src_status, src, kind, dst, dst_status)
-    except PinError as exc:
-        raise RelationError(str(exc)) from exc
-    if not pin:
-        return
-    known = conn.execute(
-        "SELECT 1 FROM skill_versions WHERE skill_id=? AND version_no=?", (dst_id, pin)
-    ).fetchone()
-    if known is None:
-        raise RelationError(f"{dst} has no version {pin} to pin (see `librarian lineage {dst}`)")
-    fate = conn.execute(
-        "SELECT status FROM skill_candidates WHERE skill_id=? AND version_no=?", (dst_id, pin)
-    ).fetchone()
-    if src_status == "stable" and fate is not None and fate[0] in ("candidate", "set_aside"):
-        what = "still proving itself" if fate[0] == "candidate" else "set aside (it drifted)"
-        raise RelationError(
-            f"v{pin} of {dst} is a candidate {what}: a stable skill pins only a proven version"
-        )
-
-
-def _path(conn: Any, start: str, goal: str) -> list[str]:
-    """A dependency path start -> ... -> goal, if any (start depends on ... on goal)."""
-    marks = ",".join("?" * len(DEPENDENCY_TYPES))
-    rows = conn.execute(
-        f"SELECT s.name, r.target_name FROM relations r JOIN skills s ON s.skill_id = r.source_id"
-        f" WHERE s.status != 'uninstalled' AND r.type IN ({marks})",
-        DEPENDENCY_TYPES,
-    ).fetchall()
-    forward: dict[str, list[str]] = defaultdict(list)
-    for a, b in rows:
-        forward[a].append(b)
-    previous: dict[str, str] = {start: ""}
-    queue = deque([start])
-    while queue:
-        node = queue.popleft()
-        if node == goal:
-            path = [node]
-            while previous[path[-1]]:
-                path.append(previous[path[-1]])
-            return list(reversed(path))
-        for nxt in sorted(forward.get(node, [])):
-            if nxt not in previous:
-                previous[nxt] = node
-                queue.append(nxt)
-    return []

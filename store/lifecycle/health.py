@@ -24,7 +24,10 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from store import catalog
 from store.config import Config
+from store.errors import LibrarianError
+from store.lifecycle import status as skill_status
 from store.lifecycle.candidates import decide, decision, latest, open_candidates
 from store.lifecycle.candidates import settings as candidate_settings
 from store.lifecycle.gcpause import paused_gc
@@ -32,14 +35,14 @@ from store.lifecycle.requirements import all_unproven_of
 from store.models import HEALTH_VERDICTS, HealthChange, Outcome, SkillHealth, VersionHealth
 
 if TYPE_CHECKING:
-    from store.library import Library
+    from store.kernel import Kernel
 
 VERDICT_ORDER = {"DRIFTING": 0, "DEGRADING": 1, "HEALTHY": 2, "IDLE": 3}
 TREND_WEEKS = 8
 _CITED = re.compile(r"(?<![\w/.-])((?:scripts|references|assets)/[\w./-]+\w)")
 
 
-def settings(library: Library) -> dict[str, float]:
+def settings(library: Kernel) -> dict[str, float]:
     get = library.config.get
     return {
         "window_days": float(get("health.window_days", 30)),
@@ -64,14 +67,14 @@ def verdict(runs: int, failures: int, s: dict[str, float]) -> str:
     return "HEALTHY"
 
 
-def compute(library: Library, *, check_files: bool = True, trend: bool = True) -> list[SkillHealth]:
+def compute(library: Kernel, *, check_files: bool = True, trend: bool = True) -> list[SkillHealth]:
     """Every installed skill's health, worst first. `trend=False` leaves the weekly trend
     out (empty), which halves the work: a screen shows the verdicts first."""
     with paused_gc():
         return _compute(library, check_files, trend)
 
 
-def _compute(library: Library, check_files: bool, trend: bool) -> list[SkillHealth]:
+def _compute(library: Kernel, check_files: bool, trend: bool) -> list[SkillHealth]:
     s = settings(library)
     now = datetime.fromisoformat(library.clock())
     since = (now - timedelta(days=s["window_days"])).isoformat()
@@ -187,7 +190,7 @@ def _trends(conn: Any, weeks: list[str]) -> dict[int, tuple[float, ...]]:
     return {sid: tuple(weekly) for sid, weekly in cells.items()}
 
 
-def trends(library: Library) -> dict[int, tuple[float, ...]]:
+def trends(library: Kernel) -> dict[int, tuple[float, ...]]:
     """Every skill's weekly failure rate (the `trend` of `compute`), by skill id; skills
     without runs in the last weeks are left out."""
     now = datetime.fromisoformat(library.clock())
@@ -196,7 +199,7 @@ def trends(library: Library) -> dict[int, tuple[float, ...]]:
         return _trends(conn, weeks)
 
 
-def file_flags(library: Library) -> dict[int, tuple[str, ...]]:
+def file_flags(library: Kernel) -> dict[int, tuple[str, ...]]:
     """The "missing file" flags of `compute`, by skill id (only skills that have some)."""
     with library.db.read() as conn:
         rows = conn.execute(
@@ -231,7 +234,7 @@ def _missing_files(folder: str, body: str) -> list[str]:
     return [f for f in found if not (base / f).exists()][:5]
 
 
-def plan(library: Library, found: list[SkillHealth] | None = None) -> list[HealthChange]:
+def plan(library: Kernel, found: list[SkillHealth] | None = None) -> list[HealthChange]:
     """The changes `apply` would make now, worst first; nothing is changed."""
     s = settings(library)
     if found is None:
@@ -258,7 +261,7 @@ def plan(library: Library, found: list[SkillHealth] | None = None) -> list[Healt
     return changes + decided
 
 
-def apply(library: Library) -> tuple[list[SkillHealth], list[str]]:
+def apply(library: Kernel) -> tuple[list[SkillHealth], list[str]]:
     """Compute health, then demote drifting skills and promote proven proposed ones (each an
     event with the numbers as its reason). Returns the health and what changed."""
     found = compute(library)
@@ -268,7 +271,7 @@ def apply(library: Library) -> tuple[list[SkillHealth], list[str]]:
         if change.event_type.startswith("skill.candidate_"):
             continue
         extra = {"alert": "drifting"} if change.event_type == "skill.deprecated" else {}
-        library.change_status(change.skill_id, change.event_type, change.reason, **extra)
+        skill_status.change(library, change.skill_id, change.event_type, change.reason, **extra)
         changes.append(change.describe())
     decided = {c.skill_id: c for c in planned if c.event_type.startswith("skill.candidate_")}
     if decided:  # in one transaction, the candidates' runs read in one scan
@@ -282,11 +285,8 @@ def apply(library: Library) -> tuple[list[SkillHealth], list[str]]:
     return (compute(library) if changes else found), changes
 
 
-def recent_outcomes(library: Library, key: str | int, limit: int = 20) -> list[Outcome]:
+def recent_outcomes(library: Kernel, key: str | int, limit: int = 20) -> list[Outcome]:
     """A skill's last `limit` recorded runs, newest first (one index range)."""
-    from store import catalog
-    from store.errors import LibrarianError
-
     with library.db.read() as conn:
         sid = catalog.resolve(conn, key)
         if sid is None:
@@ -318,7 +318,7 @@ def candidate_changes(conn: Any, config: Config) -> list[HealthChange]:
     return found
 
 
-def at_risk(rows: list[SkillHealth], library: Library) -> list[SkillHealth]:
+def at_risk(rows: list[SkillHealth], library: Kernel) -> list[SkillHealth]:
     """Flag the skills whose version of a requirement is drifting. A dependent pinned to a
     version is judged by that version's health; an unpinned one by the served version's."""
     drifting = {
@@ -359,7 +359,7 @@ def _clean_runs(conn: Any) -> dict[int, int]:
     return {int(r[0]): int(r[1]) for r in rows if int(r[2]) == 0}
 
 
-def first(library: Library, limit: int = 200) -> tuple[list[SkillHealth], dict[str, int]]:
+def first(library: Kernel, limit: int = 200) -> tuple[list[SkillHealth], dict[str, int]]:
     """The `limit` worst skills and how many skills have each verdict, for a first look:
     SQLite counts, judges and orders every skill (the same rules as `compute`), and only the
     first rows become objects. Flags and trends are left out (`compute` has them); ties are

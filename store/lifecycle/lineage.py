@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from store import catalog
 from store.content import is_ref
 from store.errors import LibrarianError
+from store.lifecycle import runbook
 from store.lifecycle.candidates import of_skill
 from store.lifecycle.status import TARGET
 from store.models import (
@@ -35,12 +36,14 @@ from store.models import (
     StatusChange,
 )
 from store.models.governance import CandidateVersion
+from store.patterns.graduate import get_draft
+from store.patterns.memory import get_pattern
 from store.projections import blob_text
-from store.review import NODE_COLUMNS
+from store.sessions.review import NODE_COLUMNS
 from store.text import one_line
 
 if TYPE_CHECKING:
-    from store.library import Library
+    from store.kernel import Kernel
 
 #: Diff lines shown at most; the rest is counted ("… N more lines").
 MAX_DIFF_LINES = 400
@@ -83,7 +86,7 @@ class LineageError(LibrarianError):
 
 
 def lineage(
-    library: Library, key: str | int, *, events_limit: int = EVENTS_PAGE, events_offset: int = 0
+    library: Kernel, key: str | int, *, events_limit: int = EVENTS_PAGE, events_offset: int = 0
 ) -> Lineage:
     """Everything about one skill's history (by name, id or path)."""
     with library.db.read() as conn:
@@ -131,7 +134,7 @@ def _skill(conn: sqlite3.Connection, key: str | int) -> tuple[int, str, str, str
     return sid, str(row[0]), str(row[1]), str(row[2]), int(row[3])
 
 
-def default_skill(library: Library) -> str | None:
+def default_skill(library: Kernel) -> str | None:
     """The skill the Lineage screen opens on: the most recently graduated one, else the most
     recently changed (or installed) one; None in an empty library."""
     with library.db.read() as conn:
@@ -288,7 +291,7 @@ def _versions(
     )
 
 
-def version_diff(library: Library, key: str | int, a: int, b: int) -> str:
+def version_diff(library: Kernel, key: str | int, a: int, b: int) -> str:
     """A unified diff of the SKILL.md between versions `a` and `b` (`a` = 0: from nothing),
     at most `MAX_DIFF_LINES` lines, then "… N more lines"."""
     with library.db.read() as conn:
@@ -329,7 +332,7 @@ def _source(conn: sqlite3.Connection, sid: int, name: str, number: int) -> str:
 
 
 def events_page(
-    library: Library, key: str | int, limit: int = EVENTS_PAGE, offset: int = 0
+    library: Kernel, key: str | int, limit: int = EVENTS_PAGE, offset: int = 0
 ) -> tuple[tuple[Event, ...], int]:
     """One page of the skill's events, newest first, and how many there are."""
     with library.db.read() as conn:
@@ -357,7 +360,7 @@ def _events(
 
 
 def _provenance(
-    library: Library,
+    library: Kernel,
     conn: sqlite3.Connection,
     sid: int,
     name: str,
@@ -470,8 +473,6 @@ def _metadata(
 
 
 def _pattern(conn: sqlite3.Connection, name: str, cited: str) -> Pattern | None:
-    from store.patterns.memory import get_pattern
-
     row = conn.execute(
         "SELECT pattern_id FROM patterns WHERE skill_name=? AND status='graduated'"
         " ORDER BY updated_at DESC, pattern_id LIMIT 1",
@@ -481,10 +482,8 @@ def _pattern(conn: sqlite3.Connection, name: str, cited: str) -> Pattern | None:
     return get_pattern(conn, pattern_id) if pattern_id else None
 
 
-def _draft(library: Library, conn: sqlite3.Connection, name: str, pattern_id: str) -> Draft | None:
+def _draft(library: Kernel, conn: sqlite3.Connection, name: str, pattern_id: str) -> Draft | None:
     """The approved draft the skill was written from (the newest, if several)."""
-    from store.patterns.graduate import get_draft
-
     row = conn.execute(
         "SELECT draft_id FROM drafts WHERE name=? AND status='approved' AND (pattern_id=? OR ?='')"
         " ORDER BY created_at DESC, draft_id LIMIT 1",
@@ -568,9 +567,7 @@ def _supersession(
     return successors, supersedes
 
 
-def _runbook(library: Library, sid: int, name: str) -> tuple[tuple[Run, ...], tuple[Incident, ...]]:
-    from store.lifecycle import runbook
-
+def _runbook(library: Kernel, sid: int, name: str) -> tuple[tuple[Run, ...], tuple[Incident, ...]]:
     runs = sorted(
         (r for r in runbook.runs(library, skill=name) if r.skill_id == sid),
         key=lambda r: (r.started_at, r.run_id),

@@ -22,7 +22,7 @@ from store.models import RelationProposal, SharedSession
 from store.text import one_line
 
 if TYPE_CHECKING:
-    from store.library import Library
+    from store.kernel import Kernel
 
 RELATION = "often_used_with"
 ORIGIN = "computed"
@@ -94,7 +94,7 @@ def pair(a: str, b: str) -> tuple[str, str]:
     return (a, b) if a <= b else (b, a)
 
 
-def minimum(library: Library) -> int:
+def minimum(library: Kernel) -> int:
     return max(1, int(library.config.get("relations.co_usage_min", 3)))
 
 
@@ -109,7 +109,7 @@ def open_pairs(
     return [(str(a), str(b), int(n)) for a, b, n in conn.execute(sql, args)]
 
 
-def compute(library: Library, *, since: int | None = None) -> list[RelationProposal]:
+def compute(library: Kernel, *, since: int | None = None) -> list[RelationProposal]:
     """Propose every new open triangle; returns the proposals made (often none).
 
     With `since` (an event seq) only pairs of skills that a session ingested after it used
@@ -174,7 +174,7 @@ def _sessions_of(conn: sqlite3.Connection, names: set[str]) -> dict[str, list[st
     return found
 
 
-def proposals(library: Library, status: str | None = "pending") -> list[RelationProposal]:
+def proposals(library: Kernel, status: str | None = "pending") -> list[RelationProposal]:
     """Proposals with `status` (None: all), most shared sessions first."""
     if status is not None and status not in STATUSES:
         raise ProposalError(f"unknown proposal status {status!r} (one of: {', '.join(STATUSES)})")
@@ -188,7 +188,7 @@ def proposals(library: Library, status: str | None = "pending") -> list[Relation
     return [_proposal(row) for row in rows]
 
 
-def get(library: Library, a: str, b: str) -> RelationProposal:
+def get(library: Kernel, a: str, b: str) -> RelationProposal:
     with library.db.read() as conn:
         return _pending_or_any(conn, a, b)
 
@@ -218,7 +218,7 @@ def _pending(conn: sqlite3.Connection, a: str, b: str) -> RelationProposal:
     return found
 
 
-def accept(library: Library, a: str, b: str) -> RelationProposal:
+def accept(library: Kernel, a: str, b: str) -> RelationProposal:
     """Accept a pending proposal: the `often_used_with` relation (origin `computed`) is added
     in the same transaction."""
     with library.db.write() as conn:
@@ -257,7 +257,7 @@ def accept(library: Library, a: str, b: str) -> RelationProposal:
         return _pending_or_any(conn, a, b)
 
 
-def reject(library: Library, a: str, b: str, reason: str) -> RelationProposal:
+def reject(library: Kernel, a: str, b: str, reason: str) -> RelationProposal:
     """Reject a pending proposal; the reason is required and kept."""
     if not reason.strip():
         raise ProposalError("rejecting a proposal needs a reason")
@@ -276,7 +276,7 @@ def reject(library: Library, a: str, b: str, reason: str) -> RelationProposal:
         return _pending_or_any(conn, a, b)
 
 
-def shared_sessions(library: Library, a: str, b: str) -> list[SharedSession]:
+def shared_sessions(library: Kernel, a: str, b: str) -> list[SharedSession]:
     """The sessions a proposal names, with project, branch, date and first prompt."""
     found = get(library, a, b)
     out: list[SharedSession] = []

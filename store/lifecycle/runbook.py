@@ -26,7 +26,7 @@ from store.models import RUNBOOK_STEPS, LeftBehind, Run, StepPlan
 from store.text import one_line
 
 if TYPE_CHECKING:
-    from store.library import Library
+    from store.kernel import Kernel
 
 __all__ = [
     "RunbookError",
@@ -47,7 +47,7 @@ _TITLES = {number: (name, title) for number, name, title in RUNBOOK_STEPS}
 # -- starting, planning, doing -----------------------------------------------------------------
 
 
-def start(library: Library, key: str | int, reason: str) -> Run:
+def start(library: Kernel, key: str | int, reason: str) -> Run:
     """Open a run for a skill, or return its open run (a run is resumed, never duplicated)."""
     with library.db.write() as conn:
         sid = catalog.resolve(conn, key)
@@ -83,7 +83,7 @@ def start(library: Library, key: str | int, reason: str) -> Run:
         return get_locked(conn, run_id)
 
 
-def open_run_for(library: Library, key: str | int) -> Run | None:
+def open_run_for(library: Kernel, key: str | int) -> Run | None:
     with library.db.read() as conn:
         sid = catalog.resolve(conn, key)
         if sid is None:
@@ -94,7 +94,7 @@ def open_run_for(library: Library, key: str | int) -> Run | None:
         return None if row is None else get_locked(conn, str(row[0]))
 
 
-def abandon(library: Library, run_id: str, reason: str, *, restore: bool = True) -> Run:
+def abandon(library: Kernel, run_id: str, reason: str, *, restore: bool = True) -> Run:
     """Close an open run without finishing it. With `restore` (the default) every skill
     still in the status the run left it in goes back to its status before the run (one
     status event each); without, the statuses stay. The steps done stay recorded."""
@@ -127,12 +127,12 @@ def abandon(library: Library, run_id: str, reason: str, *, restore: bool = True)
         return get_locked(conn, run_id)
 
 
-def left_behind(library: Library, run_id: str) -> LeftBehind:
+def left_behind(library: Kernel, run_id: str) -> LeftBehind:
     """What abandoning the open run would leave behind (nothing is changed)."""
     return runbook_abandon.left_behind(library, run_id)
 
 
-def plan(library: Library, run_id: str, **inputs: str) -> StepPlan:
+def plan(library: Kernel, run_id: str, **inputs: str) -> StepPlan:
     """What the run's next step will do, computed from the library as it is now."""
     run = get_run(library, run_id)
     step = run.next_step
@@ -143,7 +143,7 @@ def plan(library: Library, run_id: str, **inputs: str) -> StepPlan:
     return StepPlan(run_id, step, name, title, tuple(actions), waiting)
 
 
-def execute(library: Library, run_id: str, step: int, **inputs: str) -> Run:
+def execute(library: Kernel, run_id: str, step: int, **inputs: str) -> Run:
     """Do one step (it must be the run's next step) and record it; returns the run."""
     run = get_run(library, run_id)
     if run.next_step != step:

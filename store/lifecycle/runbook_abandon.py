@@ -21,7 +21,7 @@ from store.models import LeftBehind, Run, RunChange
 from store.text import one_line
 
 if TYPE_CHECKING:
-    from store.library import Library
+    from store.kernel import Kernel
 
 #: The status event that puts a skill back in each status.
 RESTORE_EVENT = {
@@ -33,14 +33,14 @@ RESTORE_EVENT = {
 _STATUS_EVENTS = tuple(t for t, target in TARGET.items() if target is not None)
 
 
-def left_behind(library: Library, run_id: str) -> LeftBehind:
+def left_behind(library: Kernel, run_id: str) -> LeftBehind:
     """What abandoning the open run `run_id` would leave behind; nothing is changed."""
     with library.db.read() as conn:
         run = get_locked(conn, run_id)
         return left_behind_locked(conn, run)
 
 
-def restore(library: Library, conn: sqlite3.Connection, run: Run, reason: str) -> LeftBehind:
+def restore(library: Kernel, conn: sqlite3.Connection, run: Run, reason: str) -> LeftBehind:
     """Put back the statuses the run changed and remove the relations it added (inside the
     abandon's write transaction); returns what was found, before the restore."""
     found = left_behind_locked(conn, run)

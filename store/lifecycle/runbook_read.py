@@ -10,14 +10,14 @@ from store.errors import LibrarianError
 from store.models import RUNBOOK_STEPS, Incident, Run, RunStep
 
 if TYPE_CHECKING:
-    from store.library import Library
+    from store.kernel import Kernel
 
 
 class RunbookError(LibrarianError):
     """A runbook action that cannot be done (unknown run, wrong step, missing input)."""
 
 
-def runs(library: Library, *, status: str | None = None, skill: str | None = None) -> list[Run]:
+def runs(library: Kernel, *, status: str | None = None, skill: str | None = None) -> list[Run]:
     """Runs, open ones first, newest first."""
     where, args = [], []
     if status:
@@ -32,12 +32,12 @@ def runs(library: Library, *, status: str | None = None, skill: str | None = Non
         return [_run(conn, row) for row in conn.execute(sql, args).fetchall()]
 
 
-def get_run(library: Library, run_id: str) -> Run:
+def get_run(library: Kernel, run_id: str) -> Run:
     with library.db.read() as conn:
         return get_locked(conn, run_id)
 
 
-def incidents(library: Library, skill: str | None = None) -> list[Incident]:
+def incidents(library: Kernel, skill: str | None = None) -> list[Incident]:
     sql = "SELECT * FROM incidents"
     args: tuple[str, ...] = ()
     if skill:

@@ -15,7 +15,7 @@ from store.patterns.regressions import REFERENCE
 from store.text import one_line
 
 if TYPE_CHECKING:
-    from store.library import Library
+    from store.kernel import Kernel
 
 REPAIR_MODES = ("repaired", "successor", "none")
 
@@ -23,7 +23,7 @@ REPAIR_MODES = ("repaired", "successor", "none")
 # 5 repair or replace
 
 
-def _repair_choice(library: Library, run: Run, inputs: Inputs) -> tuple[str, str, int, str]:
+def _repair_choice(library: Kernel, run: Run, inputs: Inputs) -> tuple[str, str, int, str]:
     """(mode, successor, new version, why it waits) from the inputs and the catalog."""
     successor = inputs.get("successor", "").strip()
     mode = inputs.get("mode", "").strip()
@@ -60,7 +60,7 @@ def _repair_choice(library: Library, run: Run, inputs: Inputs) -> tuple[str, str
     )
 
 
-def plan_repair(library: Library, run: Run, inputs: Inputs) -> tuple[list[str], str]:
+def plan_repair(library: Kernel, run: Run, inputs: Inputs) -> tuple[list[str], str]:
     mode, successor, version, waiting = _repair_choice(library, run, inputs)
     cases = _case_lines(library, run)
     if mode == "successor":
@@ -79,7 +79,7 @@ def plan_repair(library: Library, run: Run, inputs: Inputs) -> tuple[list[str], 
     return cases, waiting
 
 
-def _case_lines(library: Library, run: Run) -> list[str]:
+def _case_lines(library: Kernel, run: Run) -> list[str]:
     """The regression cases a repair (or a successor) must keep passing."""
     with library.db.read() as conn:
         row = conn.execute("SELECT dir FROM skills WHERE skill_id=?", (run.skill_id,)).fetchone()
@@ -93,7 +93,7 @@ def _case_lines(library: Library, run: Run) -> list[str]:
     return lines
 
 
-def prepare_repair(library: Library, run: Run, inputs: Inputs) -> Any:
+def prepare_repair(library: Kernel, run: Run, inputs: Inputs) -> Any:
     mode, successor, version, waiting = _repair_choice(library, run, inputs)
     if waiting:
         raise RunbookError(waiting)
@@ -101,7 +101,7 @@ def prepare_repair(library: Library, run: Run, inputs: Inputs) -> Any:
 
 
 def do_repair(
-    library: Library, conn: sqlite3.Connection, run: Run, inputs: Inputs, choice: Any
+    library: Kernel, conn: sqlite3.Connection, run: Run, inputs: Inputs, choice: Any
 ) -> tuple[str, dict[str, Any]]:
     mode, successor, version = choice
     note = one_line(inputs.get("note", ""), 500)
@@ -182,7 +182,7 @@ def _repromote_targets(
     return targets, "" if targets else "nothing to re-promote: all already in circulation"
 
 
-def plan_repromote(library: Library, run: Run, inputs: Inputs) -> tuple[list[str], str]:
+def plan_repromote(library: Kernel, run: Run, inputs: Inputs) -> tuple[list[str], str]:
     with library.db.read() as conn:
         targets, note = _repromote_targets(conn, run)
     if not targets:
@@ -199,7 +199,7 @@ def plan_repromote(library: Library, run: Run, inputs: Inputs) -> tuple[list[str
 
 
 def do_repromote(
-    library: Library, conn: sqlite3.Connection, run: Run, inputs: Inputs, _: Any
+    library: Kernel, conn: sqlite3.Connection, run: Run, inputs: Inputs, _: Any
 ) -> tuple[str, dict[str, Any]]:
     targets, note = _repromote_targets(conn, run)
     repair = recorded(run, 5)
@@ -220,7 +220,7 @@ def do_repromote(
 # 7 record the incident
 
 
-def _incident_fields(library: Library, run: Run, inputs: Inputs) -> tuple[str, str, str, str]:
+def _incident_fields(library: Kernel, run: Run, inputs: Inputs) -> tuple[str, str, str, str]:
     cause = one_line(inputs.get("cause", "") or run.reason, 1000)
     blast, audit, demote = recorded(run, 2), recorded(run, 4), recorded(run, 3)
     scope = one_line(inputs.get("scope", ""), 1000) or (
@@ -236,7 +236,7 @@ def _incident_fields(library: Library, run: Run, inputs: Inputs) -> tuple[str, s
     return cause, scope, regression, waiting
 
 
-def plan_incident(library: Library, run: Run, inputs: Inputs) -> tuple[list[str], str]:
+def plan_incident(library: Kernel, run: Run, inputs: Inputs) -> tuple[list[str], str]:
     cause, scope, regression, waiting = _incident_fields(library, run, inputs)
     actions = [f"cause: {cause}", f"scope: {scope}"]
     if regression:
@@ -253,7 +253,7 @@ def plan_incident(library: Library, run: Run, inputs: Inputs) -> tuple[list[str]
     return actions, waiting
 
 
-def prepare_incident(library: Library, run: Run, inputs: Inputs) -> Any:
+def prepare_incident(library: Kernel, run: Run, inputs: Inputs) -> Any:
     cause, scope, regression, waiting = _incident_fields(library, run, inputs)
     if waiting:
         raise RunbookError(f"step 7 {waiting} (what would catch this next time?)")
@@ -261,7 +261,7 @@ def prepare_incident(library: Library, run: Run, inputs: Inputs) -> Any:
 
 
 def do_incident(
-    library: Library, conn: sqlite3.Connection, run: Run, inputs: Inputs, fields: Any
+    library: Kernel, conn: sqlite3.Connection, run: Run, inputs: Inputs, fields: Any
 ) -> tuple[str, dict[str, Any]]:
     cause, scope, regression = fields
     successor = str(recorded(run, 5).get("successor", ""))

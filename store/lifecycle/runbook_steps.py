@@ -13,13 +13,14 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from store import catalog
+from store.lifecycle.graph import blast_radius
 from store.lifecycle.runbook_read import RunbookError
 from store.lifecycle.status import record
 from store.models import Run
 from store.text import one_line
 
 if TYPE_CHECKING:
-    from store.library import Library
+    from store.kernel import Kernel
 
 #: Dependents and sessions kept in a step's payload (counts stay exact).
 KEEP = 200
@@ -27,7 +28,7 @@ KEEP = 200
 Inputs = dict[str, str]
 
 
-def nothing(library: Library, run: Run, inputs: Inputs) -> Any:
+def nothing(library: Kernel, run: Run, inputs: Inputs) -> Any:
     return None
 
 
@@ -48,7 +49,7 @@ def recorded(run: Run, step: int) -> dict[str, Any]:
 # 1 quarantine
 
 
-def plan_quarantine(library: Library, run: Run, inputs: Inputs) -> tuple[list[str], str]:
+def plan_quarantine(library: Kernel, run: Run, inputs: Inputs) -> tuple[list[str], str]:
     with library.db.read() as conn:
         row = skill_row(conn, run)
     if row["status"] == "retired":
@@ -61,7 +62,7 @@ def plan_quarantine(library: Library, run: Run, inputs: Inputs) -> tuple[list[st
 
 
 def do_quarantine(
-    library: Library, conn: sqlite3.Connection, run: Run, inputs: Inputs, _: Any
+    library: Kernel, conn: sqlite3.Connection, run: Run, inputs: Inputs, _: Any
 ) -> tuple[str, dict[str, Any]]:
     row = skill_row(conn, run)
     if row["status"] == "retired":
@@ -83,8 +84,8 @@ def do_quarantine(
 # 2 blast radius
 
 
-def plan_blast(library: Library, run: Run, inputs: Inputs) -> tuple[list[str], str]:
-    radius = library.blast(run.skill_id, run.version_no)
+def plan_blast(library: Kernel, run: Run, inputs: Inputs) -> tuple[list[str], str]:
+    radius = blast_radius(library, run.skill_id, run.version_no)
     return [
         f"record the blast radius of v{run.version_no}: {len(radius.dependents)} dependent"
         f" skills, {len(radius.sessions)} sessions, {len(radius.patterns)} patterns,"
@@ -106,12 +107,12 @@ def _pin_lines(radius: Any, run: Run) -> list[str]:
     return lines
 
 
-def prepare_blast(library: Library, run: Run, inputs: Inputs) -> Any:
-    return library.blast(run.skill_id, run.version_no)
+def prepare_blast(library: Kernel, run: Run, inputs: Inputs) -> Any:
+    return blast_radius(library, run.skill_id, run.version_no)
 
 
 def do_blast(
-    library: Library, conn: sqlite3.Connection, run: Run, inputs: Inputs, radius: Any
+    library: Kernel, conn: sqlite3.Connection, run: Run, inputs: Inputs, radius: Any
 ) -> tuple[str, dict[str, Any]]:
     dependents = [
         {"name": d.name, "status": d.status, "relation": d.relation, "depth": d.depth}
@@ -156,16 +157,16 @@ def _active(conn: sqlite3.Connection, names: list[str]) -> list[tuple[int, str, 
     return found
 
 
-def _dependents_now(library: Library, run: Run) -> list[str]:
+def _dependents_now(library: Kernel, run: Run) -> list[str]:
     payload = recorded(run, 2)
     names = [d["name"] for d in payload.get("dependents", [])]
     if payload.get("dependent_count", 0) > len(names):
         version = int(payload.get("version_no", 0) or 0)
-        names = [d.name for d in library.blast(run.skill_id, version).dependents]
+        names = [d.name for d in blast_radius(library, run.skill_id, version).dependents]
     return names
 
 
-def plan_demote(library: Library, run: Run, inputs: Inputs) -> tuple[list[str], str]:
+def plan_demote(library: Kernel, run: Run, inputs: Inputs) -> tuple[list[str], str]:
     with library.db.read() as conn:
         active = _active(conn, _dependents_now(library, run))
     if not active:
@@ -176,12 +177,12 @@ def plan_demote(library: Library, run: Run, inputs: Inputs) -> tuple[list[str], 
     return shown, ""
 
 
-def prepare_demote(library: Library, run: Run, inputs: Inputs) -> Any:
+def prepare_demote(library: Kernel, run: Run, inputs: Inputs) -> Any:
     return _dependents_now(library, run)
 
 
 def do_demote(
-    library: Library, conn: sqlite3.Connection, run: Run, inputs: Inputs, names: Any
+    library: Kernel, conn: sqlite3.Connection, run: Run, inputs: Inputs, names: Any
 ) -> tuple[str, dict[str, Any]]:
     demoted = []
     for sid, name, status in _active(conn, list(names)):
@@ -201,7 +202,7 @@ def do_demote(
 # 4 audit
 
 
-def _audit(library: Library, run: Run) -> dict[str, Any]:
+def _audit(library: Kernel, run: Run) -> dict[str, Any]:
     days = int(library.config.get("runbook.audit_days", 30))
     now = datetime.fromisoformat(library.clock())
     since = (now - timedelta(days=days)).isoformat()
@@ -272,7 +273,7 @@ def _what_it_did(conn: sqlite3.Connection, session_id: str, name: str) -> list[s
     return moves[:6]
 
 
-def plan_audit(library: Library, run: Run, inputs: Inputs) -> tuple[list[str], str]:
+def plan_audit(library: Kernel, run: Run, inputs: Inputs) -> tuple[list[str], str]:
     days = int(library.config.get("runbook.audit_days", 30))
     return [
         f"record the sessions that used {run.skill_name} in the last {days} days, what it did"
@@ -280,12 +281,12 @@ def plan_audit(library: Library, run: Run, inputs: Inputs) -> tuple[list[str], s
     ], ""
 
 
-def prepare_audit(library: Library, run: Run, inputs: Inputs) -> Any:
+def prepare_audit(library: Kernel, run: Run, inputs: Inputs) -> Any:
     return _audit(library, run)
 
 
 def do_audit(
-    library: Library, conn: sqlite3.Connection, run: Run, inputs: Inputs, audit: Any
+    library: Kernel, conn: sqlite3.Connection, run: Run, inputs: Inputs, audit: Any
 ) -> tuple[str, dict[str, Any]]:
     summary = (
         f"{audit['session_count']} sessions and {audit['runs']} runs in {audit['days']} days,"

@@ -9,14 +9,12 @@ earn stable again. Uninstalled skills take no status events.
 from __future__ import annotations
 
 import sqlite3
-from typing import TYPE_CHECKING
 
+from store import catalog
 from store.errors import LibrarianError
 from store.ingest.redact import redact
+from store.kernel import Kernel, LibraryError
 from store.lifecycle.requirements import unproven_requirements
-
-if TYPE_CHECKING:
-    from store.library import Library
 
 #: Status event -> the status it leads to (None: a check mark that changes no status).
 TARGET: dict[str, str | None] = {
@@ -26,6 +24,9 @@ TARGET: dict[str, str | None] = {
     "skill.retired": "retired",
     "skill.validated": None,
 }
+
+#: The status events a person (or `health --apply`) may record.
+STATUS_EVENTS = frozenset(TARGET)
 
 #: Status event -> the statuses it may be applied to.
 ALLOWED_FROM: dict[str, frozenset[str]] = {
@@ -63,7 +64,7 @@ def check(name: str, status: str, event_type: str) -> None:
 
 
 def record(
-    library: Library,
+    library: Kernel,
     conn: sqlite3.Connection,
     skill: tuple[int, str, str],
     event_type: str,
@@ -89,3 +90,21 @@ def record(
         f"skill:{name}",
         {"skill_id": sid, "reason": redact(reason), "from": status, **extra},
     )
+
+
+def change(
+    library: Kernel, key: str | int, event_type: str, reason: str, **extra: str | float
+) -> None:
+    """Record a status event (deprecate, retire, promote, ...) for one skill."""
+    if event_type not in STATUS_EVENTS:
+        raise LibraryError(f"unknown status event {event_type!r}")
+    if not reason.strip():
+        raise LibraryError("a status change needs a reason")
+    with library.db.write() as conn:
+        sid = catalog.resolve(conn, key)
+        if sid is None:
+            raise LibraryError(f"no skill named {key!r}")
+        name, status = conn.execute(
+            "SELECT name, status FROM skills WHERE skill_id=?", (sid,)
+        ).fetchone()
+        record(library, conn, (sid, name, status), event_type, reason, **extra)

@@ -40,7 +40,7 @@ from store.patterns.classify import (
 from store.skills.surface import text_hash
 
 if TYPE_CHECKING:
-    from store.library import Library
+    from store.kernel import Kernel
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +60,7 @@ _NODE_COLUMNS = (
 )
 
 
-def load_approved(library: Library) -> list[NodeRow]:
+def load_approved(library: Kernel) -> list[NodeRow]:
     with library.db.read() as conn:
         rows = conn.execute(
             f"SELECT {_NODE_COLUMNS} FROM nodes n LEFT JOIN sessions s USING(session_id)"
@@ -88,14 +88,14 @@ def _row(r: Sequence[Any]) -> NodeRow:
     )
 
 
-def node_vectors(library: Library, nodes: Sequence[NodeRow]) -> tuple[Matrix, list[str]]:
+def node_vectors(library: Kernel, nodes: Sequence[NodeRow]) -> tuple[Matrix, list[str]]:
     """Normalised vectors (embedding what is missing) and the text hashes, in node order."""
     texts = [node_text(n.type, n.summary) for n in nodes]
     hashes = [text_hash(t) for t in texts]
     if not nodes:
         return np.zeros((0, 384), dtype=np.float32), hashes
-    library.embed_missing(dict(zip(hashes, texts, strict=True)))
-    found = library.cached_vectors(set(hashes))
+    library.vectors.embed_missing(dict(zip(hashes, texts, strict=True)))
+    found = library.vectors.cached_vectors(set(hashes))
     matrix = np.vstack([found[h] for h in hashes]).astype(np.float32)
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
@@ -103,14 +103,14 @@ def node_vectors(library: Library, nodes: Sequence[NodeRow]) -> tuple[Matrix, li
 
 
 def consolidate(
-    library: Library,
+    library: Kernel,
     *,
     full: bool = False,
     llm: ToolCaller | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> ConsolidationReport:
     """Cluster approved nodes into patterns and record what changed."""
-    from store.patterns import cluster as clustering
+    from store.patterns import cluster as clustering  # scipy: only consolidation loads it
 
     started = time.perf_counter()
     say = progress or (lambda _msg: None)
@@ -209,7 +209,7 @@ def _medoid_first(idx: list[int], vectors: Matrix, nodes: Sequence[NodeRow]) -> 
     return [idx[best], *sorted(i for j, i in enumerate(idx) if j != best)]
 
 
-def _cache(library: Library) -> dict[str, tuple[str, int]]:
+def _cache(library: Kernel) -> dict[str, tuple[str, int]]:
     with library.db.read() as conn:
         return {
             r[0]: (r[1], int(r[2]))
@@ -251,7 +251,7 @@ def _unchanged(before: tuple[str, str] | None, fingerprint: str, llm: ToolCaller
 
 
 def _records(
-    library: Library,
+    library: Kernel,
     nodes: Sequence[NodeRow],
     hashes: Sequence[str],
     clusters: list[list[int]],
@@ -306,7 +306,7 @@ def _records(
     return records, dissolved, unchanged, notes
 
 
-def _session_graph(library: Library, sessions: set[str]) -> SessionGraph:
+def _session_graph(library: Kernel, sessions: set[str]) -> SessionGraph:
     graph = SessionGraph()
     wanted = sorted(sessions)
     with library.db.read() as conn:
@@ -334,7 +334,7 @@ def _session_graph(library: Library, sessions: set[str]) -> SessionGraph:
 
 
 def _record(
-    library: Library,
+    library: Kernel,
     pattern_id: str,
     members: list[NodeRow],
     graph: SessionGraph,

@@ -19,7 +19,7 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from store.library import Library
+    from store.kernel import Kernel
 
 
 def week_index(ts: str) -> int | None:
@@ -59,7 +59,7 @@ class SessionWeeks:
         return len(weeks) - bisect.bisect_right(weeks, start)
 
 
-def session_weeks(library: Library) -> SessionWeeks:
+def session_weeks(library: Kernel) -> SessionWeeks:
     with library.db.read() as conn:
         rows = conn.execute("SELECT project, started_at FROM sessions").fetchall()
     return SessionWeeks([(r[0], r[1]) for r in rows])
@@ -69,7 +69,7 @@ def decayed_confidence(base: float, weeks: int, factor: float) -> float:
     return round(base * factor**weeks, 4)
 
 
-def apply_decay(library: Library) -> int:
+def apply_decay(library: Kernel) -> int:
     """Recompute every live pattern's confidence; one `pattern.decayed` event for those that
     changed. Returns how many changed."""
     factor = float(library.config.get("patterns.decay", 0.95))

@@ -37,20 +37,23 @@ from store.patterns.regressions import REFERENCE, cases_for, checklist
 from store.patterns.retrieval_origin import agent_tools
 from store.patterns.retrieval_origin import judge as origin
 from store.projections import blob_text, store_blob
+from store.skills.lint import lint_text
+from store.skills.parser import is_valid_skill_name, parse_skill_md
+from store.skills.scan import scan_root
 from store.skills.writeback import write_atomic
 from store.text import one_line
 
 if TYPE_CHECKING:
     import sqlite3
 
-    from store.library import Library
+    from store.kernel import Kernel
 
 
 class GraduationError(LibrarianError):
     """A draft that cannot be created, approved or rejected."""
 
 
-def _settings(library: Library) -> dict[str, float]:
+def _settings(library: Kernel) -> dict[str, float]:
     get = library.config.get
     return {
         "project": float(get("graduation.min_sessions_project", 3)),
@@ -61,7 +64,7 @@ def _settings(library: Library) -> dict[str, float]:
     }
 
 
-def check(library: Library, pattern: Pattern, conn: sqlite3.Connection) -> GraduationCheck:
+def check(library: Kernel, pattern: Pattern, conn: sqlite3.Connection) -> GraduationCheck:
     s = _settings(library)
     members = conn.execute(
         "SELECT n.node_id, n.session_id, n.status, n.decided_by FROM pattern_members m"
@@ -208,7 +211,7 @@ def _sessions_since(conn: sqlite3.Connection, pattern: Pattern) -> int:
     return max(1, int(row[0]))
 
 
-def checks(library: Library, *, include_all: bool = False) -> list[GraduationCheck]:
+def checks(library: Kernel, *, include_all: bool = False) -> list[GraduationCheck]:
     """Every live pattern against the criteria, eligible first."""
     with library.db.read() as conn:
         patterns = list_patterns(conn, statuses=("active", "decayed", "graduated"))
@@ -268,7 +271,7 @@ def _latest_draft(conn: sqlite3.Connection, pattern_id: str) -> Draft | None:
     return _draft_from_row(conn, row) if row else None
 
 
-def drafts(library: Library, status: str | None = None) -> list[Draft]:
+def drafts(library: Kernel, status: str | None = None) -> list[Draft]:
     with library.db.read() as conn:
         where, params = ("WHERE status=?", (status,)) if status else ("", ())
         rows = conn.execute(
@@ -277,7 +280,7 @@ def drafts(library: Library, status: str | None = None) -> list[Draft]:
         return [_draft_from_row(conn, r) for r in rows]
 
 
-def get_draft(library: Library, draft_id: str) -> Draft:
+def get_draft(library: Kernel, draft_id: str) -> Draft:
     with library.db.read() as conn:
         row = conn.execute(
             f"SELECT {_DRAFT_COLUMNS} FROM drafts WHERE draft_id=?", (draft_id,)
@@ -299,7 +302,7 @@ class Drafted:
     regressions: list[RegressionCase]  # parameterized like the text
 
 
-def build_draft(library: Library, pattern: Pattern, conn: sqlite3.Connection) -> Drafted:
+def build_draft(library: Kernel, pattern: Pattern, conn: sqlite3.Connection) -> Drafted:
     """A pattern's SKILL.md: drafted, its transient literals named as parameters, its
     regression cases included; validated and linted."""
 
@@ -338,9 +341,6 @@ def build_draft(library: Library, pattern: Pattern, conn: sqlite3.Connection) ->
 def check_written(text: str, name: str, what: str) -> None:
     """Refuse a SKILL.md the librarian would write unless it parses, is spec-valid (only the
     spec keys, the folder's name, no warnings) and passes the security lint."""
-    from store.skills.lint import lint_text  # the lint's rule tables, for writing only
-    from store.skills.parser import is_valid_skill_name, parse_skill_md
-
     parsed = parse_skill_md(text.encode("utf-8"), name)
     if not isinstance(parsed, ParsedSkill) or not is_valid_skill_name(name):
         raise GraduationError(f"drafted SKILL.md for {what} does not parse")
@@ -384,7 +384,7 @@ def _with_parameters(
     )
 
 
-def create_draft(library: Library, pattern_id: str) -> Draft:
+def create_draft(library: Kernel, pattern_id: str) -> Draft:
     """Draft a SKILL.md for a pattern that meets every graduation criterion into the review
     queue (there is no way around the criteria)."""
     with library.db.write() as conn:
@@ -422,7 +422,7 @@ def create_draft(library: Library, pattern_id: str) -> Draft:
     return get_draft(library, draft_id)
 
 
-def keep_literal(library: Library, draft_id: str, literal: str, *, keep: bool = True) -> Draft:
+def keep_literal(library: Kernel, draft_id: str, literal: str, *, keep: bool = True) -> Draft:
     """Keep one of a pending draft's literals on purpose (or replace it again): the draft is
     written again from its literal text, a `pattern.draft_revised` event. `literal` may also
     be the parameter's name (`{host}` or `host`)."""
@@ -462,7 +462,7 @@ def keep_literal(library: Library, draft_id: str, literal: str, *, keep: bool = 
 
 
 def graduate(
-    library: Library, *, dry_run: bool = False
+    library: Kernel, *, dry_run: bool = False
 ) -> tuple[list[GraduationCheck], list[Draft]]:
     """Check every pattern; draft the eligible ones (unless a dry run)."""
     found = checks(library)
@@ -474,12 +474,12 @@ def graduate(
     return found, made
 
 
-def skills_root(library: Library) -> Path:
+def skills_root(library: Kernel) -> Path:
     configured = str(library.config.get("graduation.skills_root", "") or "")
     return Path(configured).expanduser() if configured else Path.home() / ".claude" / "skills"
 
 
-def approve_draft(library: Library, draft_id: str, root: Path | None = None) -> Draft:
+def approve_draft(library: Kernel, draft_id: str, root: Path | None = None) -> Draft:
     """Write the SKILL.md (with who approved it in its metadata) and its regression
     checklist atomically into the skills root, install it as `proposed`."""
     draft = get_draft(library, draft_id)
@@ -501,11 +501,7 @@ def approve_draft(library: Library, draft_id: str, root: Path | None = None) -> 
         write_atomic(target, content)
     if draft.regressions and not (folder / REFERENCE).exists():
         write_atomic(folder / REFERENCE, checklist(draft.name, draft.regressions))
-    configured = {os.path.realpath(r.path) for r in library.configured_roots()}
-    if os.path.realpath(base) in configured:
-        library.scan()  # the root is already scanned: keep its scope and precedence
-    else:
-        library.scan([base])
+    scan_root(library, base)  # a configured root keeps its scope and precedence
     with library.db.write() as conn:
         row = conn.execute(
             "SELECT skill_id FROM skills WHERE fs_path IN (?, ?)",
@@ -552,7 +548,7 @@ def approved_text(draft: Draft, actor: str) -> str:
     return f"{head}\n{line}{sep}{rest}"
 
 
-def reject_draft(library: Library, draft_id: str, reason: str) -> Draft:
+def reject_draft(library: Kernel, draft_id: str, reason: str) -> Draft:
     draft = get_draft(library, draft_id)
     if draft.status != "pending":
         raise GraduationError(f"draft {draft_id} is already {draft.status}")

@@ -20,12 +20,15 @@ import numpy as np
 
 from store.ingest.redact import redact
 from store.models import PATTERN_KINDS, MemoryHit, Pattern, Retrieval, Step
+from store.patterns.consolidate import load_approved, node_vectors
+from store.patterns.retrieval_log import RetrievalLog
+from store.query_terms import query_terms
 from store.text import one_line
 
 if TYPE_CHECKING:
     import sqlite3
 
-    from store.library import Library
+    from store.kernel import Kernel
 
 Matrix = np.ndarray[Any, Any]
 
@@ -118,7 +121,7 @@ def get_pattern(conn: sqlite3.Connection, pattern_id: str) -> Pattern | None:
 
 
 def log_retrieval(
-    library: Library,
+    library: Kernel,
     tool: str,
     query: str,
     hits: Sequence[tuple[str, str, int, float]],
@@ -128,10 +131,12 @@ def log_retrieval(
 ) -> int:
     """Record one retrieval (kind, id, rank, score per hit) in the library's retrieval log
     (which may coalesce repeats, see `store.patterns.retrieval_log`); returns its seq."""
-    return library.retrieval_log.record(tool, query, hits, project=project, session_id=session_id)
+    return library.service(RetrievalLog).record(
+        tool, query, hits, project=project, session_id=session_id
+    )
 
 
-def retrievals(library: Library, limit: int = 100) -> list[Retrieval]:
+def retrievals(library: Kernel, limit: int = 100) -> list[Retrieval]:
     with library.db.read() as conn:
         rows = conn.execute(
             "SELECT seq, ts, actor, tool, query, project, calls, last_at FROM retrievals"
@@ -199,7 +204,7 @@ class _Loaded:
 class Memory:
     """Search over patterns and approved nodes for one library (thread-safe, cached)."""
 
-    def __init__(self, library: Library) -> None:
+    def __init__(self, library: Kernel) -> None:
         self.library = library
         self._lock = threading.Lock()
         self._loaded: _Loaded | None = None
@@ -233,8 +238,6 @@ class Memory:
             return self._loaded
 
     def _load(self, signature: tuple[Any, ...]) -> _Loaded:
-        from store.patterns.consolidate import load_approved, node_vectors
-
         nodes = load_approved(self.library)
         vectors, _ = node_vectors(self.library, nodes)
         index = {n.node_id: i for i, n in enumerate(nodes)}
@@ -397,7 +400,6 @@ class Memory:
 
 
 def _terms(query: str) -> list[str]:
-    from store.query_terms import query_terms
 
     return query_terms(query)
 
@@ -425,7 +427,7 @@ def _pattern_detail(p: Pattern) -> str:
 # -- the profile ----------------------------------------------------------------------------
 
 
-def profile(library: Library, project: str = "", *, log: bool = True) -> str:
+def profile(library: Kernel, project: str = "", *, log: bool = True) -> str:
     """The Markdown profile of a project (or of everything), logged as a retrieval of every
     pattern it includes."""
     floor = float(library.config.get("patterns.min_confidence", 0.4))

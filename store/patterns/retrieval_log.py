@@ -35,7 +35,7 @@ from store.events import retrieval_payload
 from store.ingest.redact import redact
 
 if TYPE_CHECKING:
-    from store.library import Library
+    from store.kernel import Kernel
 
 Hit = tuple[str, str, int, float]
 #: More open windows than this close the oldest (bounds memory for endlessly varied calls).
@@ -53,7 +53,7 @@ class _Window:
 class RetrievalLog:
     """Appends retrievals to a library's event log, coalescing repeats within `window`."""
 
-    def __init__(self, library: Library, window: float = 0.0, channel: str = "") -> None:
+    def __init__(self, library: Kernel, window: float = 0.0, channel: str = "") -> None:
         self.library = library
         self.window = window
         #: Where the calls come from ("mcp" in the MCP server): their tools are logged as
@@ -62,6 +62,7 @@ class RetrievalLog:
         self.channel = channel
         self._open: OrderedDict[tuple[Any, ...], _Window] = OrderedDict()
         self._lock = threading.Lock()
+        library.on_close(self.flush)  # the counts still held in memory are written on close
 
     def record(
         self,

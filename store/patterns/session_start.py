@@ -24,12 +24,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from store import events
+from store.chain_head import Head, HeadFile
+from store.config import Config
+from store.identity import resolve_actor
 from store.ingest.redact import redact
+from store.patterns.retrieval_log import RetrievalLog
 from store.text import one_line
 
 if TYPE_CHECKING:
-    from store.config import Config
-    from store.library import Library
+    from store.kernel import Kernel
 
 TOOL = "session-start"
 HOOK_EVENT = "SessionStart"
@@ -350,13 +354,13 @@ def build_context(conn: sqlite3.Connection, cwd: str, settings: Settings) -> Con
 
 
 def session_context(
-    library: Library, cwd: str, session_id: str = "", *, log: bool = True
+    library: Kernel, cwd: str, session_id: str = "", *, log: bool = True
 ) -> Context:
     """`build_context` for an open library; the injection is logged as a retrieval."""
     with library.db.read() as conn:
         context = build_context(conn, cwd, Settings.from_config(library.config))
     if log and context.hits:
-        library.log_retrieval(
+        library.service(RetrievalLog).record(
             TOOL, cwd, context.hits, project=context.project, session_id=session_id
         )
     return context
@@ -413,9 +417,6 @@ def log_injection(
     """Append the `retrieval.logged` event for an injection (as `Library.log_retrieval`);
     returns its seq, and moves the chain head file `head` forward. Raises
     `sqlite3.OperationalError` when the library stays busy."""
-    from store import events
-    from store.chain_head import Head, HeadFile
-
     payload = events.retrieval_payload(TOOL, query, context.hits, context.project, session_id)
     conn.execute("BEGIN IMMEDIATE")
     try:
@@ -438,9 +439,6 @@ def run_hook(root: Path, raw: str) -> str:
         db = root / "library.db"
         if request is None or not db.is_file():
             return ""
-        from store.config import Config
-        from store.identity import resolve_actor
-
         config = Config(root / "config.toml")
         conn = connect(db)
         try:

@@ -18,13 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from store import review
 from store.embed import Embedder, FastEmbedder
 from store.events import stepping_clock
 from store.ingest.redact import redact
 from store.ingest.transcript import find_session_files, parse_session
 from store.library import Library
 from store.models import ContextMessage, Node, ParsedSession
+from store.sessions import review
 from store.text import neutralise
 
 #: Messages shown either side of a node's evidence.

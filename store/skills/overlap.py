@@ -25,7 +25,9 @@ from functools import lru_cache
 import numpy as np
 import numpy.typing as npt
 
+from store import catalog
 from store.db import Database
+from store.kernel import Kernel, LibraryError
 from store.models.overlap import OverlapPair
 from store.query_terms import STOPWORDS, fts_query, query_terms
 from store.search import (
@@ -440,3 +442,20 @@ def _cosine(catalog: Catalog, a: _Skill, b: _Skill) -> float:
     if a.row < 0 or b.row < 0:
         return 0.0
     return float(catalog.cards[a.row] @ catalog.cards[b.row])
+
+
+def finder(kernel: Kernel) -> OverlapFinder:
+    """The library's overlap finder (`Kernel.service` keeps one per library)."""
+    return OverlapFinder(kernel.db, kernel.model_name)
+
+
+def pairs_for(kernel: Kernel, key: str | int | None = None) -> list[OverlapPair]:
+    """Skills routing confuses and exact duplicates: every pair, or those of one skill."""
+    found = kernel.service(finder)
+    if key is None:
+        return found.pairs()
+    with kernel.db.read() as conn:
+        sid = catalog.resolve(conn, key)
+    if sid is None:
+        raise LibraryError(f"no skill {key!r}")
+    return found.pairs(sid)

@@ -1,5 +1,5 @@
 """Reading skill folders from disk: hashing, parsing, linting. No database access here;
-`store.library` turns what this finds into events."""
+`store.skills.scan` turns what this finds into events."""
 
 from __future__ import annotations
 

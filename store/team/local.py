@@ -43,9 +43,13 @@ class TeamDeps(Protocol):
     """What team operations need from an open library: the database, the config, the clock,
     who is acting, and the event writer (`append_event(conn, type, subject, payload)`)."""
 
-    db: Database
-    config: Config
     clock: Callable[[], str]
+
+    @property
+    def db(self) -> Database: ...
+
+    @property
+    def config(self) -> Config: ...
 
     @property
     def actor(self) -> str: ...

@@ -23,7 +23,10 @@ from typing import Any
 
 from store.content import text_of
 from store.models import Event
-from store.projections import handles
+from store.projections import Projection
+
+projection = Projection("team")
+handles = projection.handles
 
 
 def _set_state(conn: sqlite3.Connection, values: dict[str, Any]) -> None:

@@ -63,6 +63,19 @@ def library_dir(tmp_path: Path, _embedder: FastEmbedder) -> Path:
     return folder
 
 
+#: The CLI reads the library on the day after the fixture's events, whatever today's date:
+#: `health` judges a 30-day window, so on the wall clock the result would depend on the date.
+CLI_NOW = "2026-11-03T09:00:00+00:00"
+
+
+@pytest.fixture(autouse=True)
+def _cli_on_a_fixed_day(monkeypatch: pytest.MonkeyPatch) -> None:
+    def at(root: Path, *, read_only: bool = False) -> Library:
+        return Library(root, read_only=read_only, clock=lambda: CLI_NOW)
+
+    monkeypatch.setattr("app.cli.common.library_at", at)
+
+
 def run(capsys: pytest.CaptureFixture[str], folder: Path, *args: str) -> tuple[int, str, str]:
     code = main(["--library", str(folder), *args])
     out, err = capsys.readouterr()

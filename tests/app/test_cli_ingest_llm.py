@@ -31,7 +31,7 @@ def setup(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, _embedder: FastEmbedder
 ) -> tuple[Path, Path]:
     """(library, projects): the session ingested by the warm tier alone."""
-    monkeypatch.setattr("store.library.FastEmbedder", lambda *a, **k: _embedder)
+    monkeypatch.setattr("store.kernel.FastEmbedder", lambda *a, **k: _embedder)
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     debugging_session(tmp_path / "projects")
     with Library(tmp_path / "lib", embedder=_embedder) as library:

@@ -124,7 +124,7 @@ def cli(
     monkeypatch: pytest.MonkeyPatch,
     _embedder: FastEmbedder,
 ) -> Cli:
-    monkeypatch.setattr("store.library.FastEmbedder", lambda *a, **k: _embedder)
+    monkeypatch.setattr("store.kernel.FastEmbedder", lambda *a, **k: _embedder)
     return Cli(tmp_path / "library", capsys, _embedder)
 
 

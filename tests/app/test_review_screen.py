@@ -24,7 +24,7 @@ from app.screens.review import ReviewScreen, TextPrompt
 from app.screenshots import paste, settle
 from store.library import Library
 from store.models import Node
-from store.review import ReviewError
+from store.sessions.review import ReviewError
 from widgets.node_detail import NodeDetailView
 from widgets.node_table import NodeTable
 

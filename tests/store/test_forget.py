@@ -22,7 +22,7 @@ from store.library import Library
 from store.migrations import MIGRATIONS
 from store.models import ERASED, Pattern
 from store.projections import store_blob
-from store.review import ReviewError
+from store.sessions.review import ReviewError
 from store.verify import rebuild, verify
 from tests.store.test_ingest import Transcript
 

@@ -12,7 +12,7 @@ import pytest
 
 from store import hooks
 from store.library import Library
-from store.review import ReviewError
+from store.sessions.review import ReviewError
 from store.verify import verify
 
 SECRET = "AKIA" + "Q7XZ3MB2K9TR4WLE"
@@ -472,8 +472,8 @@ def test_migration_7_fills_sources_and_labels_as_a_replay_does(tmp_path: Path) -
     without them (so `verify`'s replay still matches)."""
     import sqlite3
 
-    from store.dag_projections import _file_row
     from store.migrations import MIGRATIONS, _statements, migrate
+    from store.sessions.projections import _file_row
 
     conn = sqlite3.connect(tmp_path / "old.db", isolation_level=None)
     for number, script in enumerate(MIGRATIONS[:6], start=1):

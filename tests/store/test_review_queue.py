@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from store.library import Library
-from store.review import ORDERS
+from store.sessions.review import ORDERS
 from store.verify import verify
 
 #: (session, informativeness, confidence, suppressed reason) per node, in extraction order.

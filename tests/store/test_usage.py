@@ -12,7 +12,7 @@ import pytest
 
 from store.library import Library
 from store.models.events import EVENT_TYPES
-from store.projections import _HANDLERS
+from store.projectors import HANDLERS as _HANDLERS
 from store.skills.usage import ImportanceRule
 from store.verify import verify
 from tests.store.conftest import write_skill

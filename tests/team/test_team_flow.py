@@ -7,7 +7,7 @@ from collections.abc import Callable
 import pytest
 
 from store.library import Library
-from store.review import ReviewError
+from store.sessions.review import ReviewError
 from store.team.pull import pull
 from store.team.push import push
 from store.team.review import TeamQueue

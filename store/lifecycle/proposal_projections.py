@@ -6,7 +6,10 @@ import json
 import sqlite3
 
 from store.models import Event
-from store.projections import handles
+from store.projections import Projection
+
+projection = Projection("relation proposals")
+handles = projection.handles
 
 
 @handles("relation.proposed")

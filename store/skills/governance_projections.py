@@ -9,7 +9,10 @@ import sqlite3
 from typing import Any
 
 from store.models import Event
-from store.projections import handles
+from store.projections import Projection
+
+projection = Projection("governance")
+handles = projection.handles
 
 
 @handles("skill.used")

@@ -8,7 +8,10 @@ from typing import Any
 
 from store.content import message_rows, resolved, text_of
 from store.models import ERASED, Event
-from store.projections import handles
+from store.projections import Projection
+
+projection = Projection("sessions")
+handles = projection.handles
 
 
 @handles("session.ingested")

@@ -8,7 +8,10 @@ from typing import Any
 
 from store.content import resolved, text_of
 from store.models import Event
-from store.projections import handles
+from store.projections import Projection
+
+projection = Projection("patterns")
+handles = projection.handles
 
 _PATTERN_COLUMNS = (
     "pattern_id, kind, polarity, title, summary, trigger, steps, resolution, severity, scope,"

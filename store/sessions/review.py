@@ -14,7 +14,7 @@ from store.ingest.redact import redact
 from store.models import NODE_TYPES, SCOPES, AuditEntry, ContextMessage, Edge, Node, QueueCounts
 
 if TYPE_CHECKING:
-    from store.library import Library
+    from store.kernel import Kernel
 
 #: Review orders, each total (the node id breaks every tie). `best`: what a reviewer learns
 #: most from first, informativeness × confidence (`store.ingest.bar`).
@@ -239,7 +239,7 @@ def _change(node: Node, action: str, reason: str, summary: str, scope: str) -> d
 
 
 def decide(
-    library: Library,
+    library: Kernel,
     action: str,
     node_ids: Sequence[str],
     *,
@@ -308,7 +308,7 @@ def _next_seq(conn: sqlite3.Connection) -> int:
     return int(conn.execute("SELECT coalesce(max(seq), 0) + 1 FROM events").fetchone()[0])
 
 
-def undo_last(library: Library) -> list[Node]:
+def undo_last(library: Kernel) -> list[Node]:
     """Revert this reviewer's most recent decision batch that is not already undone."""
     with library.db.write() as conn:
         rows = conn.execute(

@@ -10,7 +10,10 @@ from __future__ import annotations
 import sqlite3
 
 from store.models import Event
-from store.projections import handles
+from store.projections import Projection
+
+projection = Projection("forget")
+handles = projection.handles
 
 #: Why a pending draft of a forgotten pattern was set aside.
 DRAFT_REASON = "the pattern's content was forgotten"

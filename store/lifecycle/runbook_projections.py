@@ -5,9 +5,12 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from store.governance_projections import wrote
 from store.models import Event
-from store.projections import handles
+from store.projections import Projection
+from store.skills.governance_projections import wrote
+
+projection = Projection("runbook")
+handles = projection.handles
 
 
 @handles("runbook.started")
