@@ -16,7 +16,6 @@ import sqlite3
 from typing import TYPE_CHECKING
 
 from store.lifecycle.runbook_read import RunbookError, get_locked
-from store.lifecycle.status import TARGET
 from store.models import LeftBehind, Run, RunChange
 from store.text import one_line
 
@@ -30,7 +29,10 @@ RESTORE_EVENT = {
     "deprecated": "skill.deprecated",
     "retired": "skill.retired",
 }
-_STATUS_EVENTS = tuple(t for t, target in TARGET.items() if target is not None)
+#: The status each status event leads to (as `store.lifecycle.status.TARGET`, whose
+#: module loads the kernel: the CLI's parser imports this one and must stay light).
+TARGET = {event: status for status, event in RESTORE_EVENT.items()}
+_STATUS_EVENTS = tuple(TARGET)
 
 
 def left_behind(library: Kernel, run_id: str) -> LeftBehind:
