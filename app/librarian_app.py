@@ -17,6 +17,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 
 from app.commands import LibrarianCommands
+from app.live import LiveData
 from app.messages import (
     CatalogChanged,
     FirstScreenChosen,
@@ -130,6 +131,8 @@ class LibrarianApp(App[int]):
             )
         elif self._watch:
             self.watch_roots()
+        if self._watch:
+            LiveData(self, self.library).start(self._stop)
 
     async def on_first_screen_chosen(self, message: FirstScreenChosen) -> None:
         if not self._started:  # a number key pressed meanwhile wins

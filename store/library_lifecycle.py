@@ -15,6 +15,7 @@ from store.models import (
     GraphProblems,
     HealthChange,
     Incident,
+    LeftBehind,
     Lineage,
     Outcome,
     RelationProposal,
@@ -184,8 +185,13 @@ class LifecycleMethods:
         """Do the run's next step, atomically with its `runbook.step` event."""
         return runbook.execute(self.kernel, run_id, step, **inputs)
 
-    def abandon_run(self, run_id: str, reason: str) -> Run:
-        return runbook.abandon(self.kernel, run_id, reason)
+    def abandon_run(self, run_id: str, reason: str, *, restore: bool = True) -> Run:
+        """Close an open run unfinished; `restore` puts back the statuses it changed."""
+        return runbook.abandon(self.kernel, run_id, reason, restore=restore)
+
+    def left_behind(self, run_id: str) -> LeftBehind:
+        """What abandoning an open run would leave behind (nothing is changed)."""
+        return runbook.left_behind(self.kernel, run_id)
 
     def incidents(self, skill: str | None = None) -> list[Incident]:
         return runbook.incidents(self.kernel, skill)

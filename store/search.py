@@ -16,10 +16,12 @@ import re
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from store.embed import EmbeddingError, Matrix
+from store.lifecycle.health import settings as health_settings
+from store.lifecycle.health import verdict
 from store.models import Suggestion
 from store.query_terms import fts_query, query_terms, stem
 from store.skills.surface import MAX_SURFACES, SLOTS
@@ -29,6 +31,9 @@ if TYPE_CHECKING:
     from store.kernel import Kernel
 
 CANDIDATES = 200
+#: A candidate's catalog row: name, status, description, last used, installed, uses, the
+#: served version.
+Row = tuple[str, str, str, str | None, str, int, int]
 #: Query terms found in more than this share of skills (and at least COMMON_MIN_DOCS) are
 #: dropped from the lexical query: no ranking value, high cost on big catalogs.
 COMMON_SHARE = 0.4
@@ -74,6 +79,10 @@ class Searcher:
         self.importance = ImportanceRule.from_config(library.config)
         self._documents = -1
         self.deprecated_factor = float(library.config.get("suggest.deprecated_factor"))
+        #: A degrading skill (failures above the warning rate) is lowered half as much as a
+        #: deprecated or drifting one.
+        self.degrading_factor = 1 - (1 - self.deprecated_factor) / 2
+        self.health = health_settings(library)
 
     def suggest_many(self, contexts: Sequence[str], limit: int) -> list[list[Suggestion]]:
         texts = [c.strip() for c in contexts]
@@ -111,7 +120,12 @@ class Searcher:
         for start in range(0, len(ranked), window):
             chunk = ranked[start : start + window]
             rows = self._skill_rows([c.skill_id for c in chunk])
-            scored += [self._score(c, rows[c.skill_id], now) for c in chunk if c.skill_id in rows]
+            health = self._health(rows, now)
+            scored += [
+                self._score(c, rows[c.skill_id], now, health.get(c.skill_id))
+                for c in chunk
+                if c.skill_id in rows
+            ]
             if len(scored) >= limit * 2:
                 break
         scored.sort(key=lambda s: (-s.score, s.name))
@@ -206,12 +220,13 @@ class Searcher:
         for label, sim in self.library.vectors.similarities(vector, wanted).items():
             candidates[label // SLOTS].surfaces[label % SLOTS] = sim
 
-    def _skill_rows(self, ids: list[int]) -> dict[int, tuple[str, str, str, str | None, str, int]]:
+    def _skill_rows(self, ids: list[int]) -> dict[int, Row]:
         marks = ",".join("?" * len(ids))
         with self.library.db.read() as conn:
             rows = conn.execute(
                 f"SELECT s.skill_id, s.name, s.status, v.description, s.last_used_at,"
-                f" s.installed_at, s.use_count FROM skills s JOIN skill_versions v"
+                f" s.installed_at, s.use_count, s.served_version FROM skills s"
+                f" JOIN skill_versions v"
                 f" ON v.skill_id=s.skill_id AND v.version_no=s.served_version"
                 f" WHERE s.skill_id IN ({marks}) AND s.status NOT IN ('retired','uninstalled')"
                 f" AND s.name NOT IN (SELECT name FROM denylist)"
@@ -220,21 +235,69 @@ class Searcher:
                 f"  < (s.scope_rank, s.root_rank, s.fs_path))",
                 ids,
             ).fetchall()
-        return {int(r[0]): (r[1], r[2], r[3], r[4], r[5], int(r[6])) for r in rows}
+        return {int(r[0]): (r[1], r[2], r[3], r[4], r[5], int(r[6]), int(r[7])) for r in rows}
+
+    def _health(self, rows: dict[int, Row], now: datetime) -> dict[int, tuple[str, int, int]]:
+        """The health verdict of the skills, as `librarian health` judges them, for those
+        DRIFTING or DEGRADING: (verdict, runs, failures). A skill is judged on the runs of
+        the version it serves in the health window once it has `min_runs` of them, else on
+        the runs of all its versions."""
+        if not rows:
+            return {}
+        since = (now - timedelta(days=self.health["window_days"])).isoformat()
+        pairs = [(sid, row[6]) for sid, row in rows.items()]
+        with self.library.db.read() as conn:
+            counts = {
+                int(sid): (int(runs), int(failures))
+                for sid, runs, failures in conn.execute(
+                    "WITH served(skill_id, version_no) AS (VALUES "
+                    + ",".join("(?,?)" for _ in pairs)
+                    + ") SELECT o.skill_id, count(*), count(*) - sum(o.success) FROM served s"
+                    " JOIN outcomes o ON o.skill_id = s.skill_id AND o.version_no = s.version_no"
+                    " WHERE o.ts >= ? GROUP BY o.skill_id",
+                    [*(v for pair in pairs for v in pair), since],
+                )
+            }
+            few = [sid for sid in rows if counts.get(sid, (0, 0))[0] < self.health["min_runs"]]
+            if few:
+                counts.update(
+                    (int(sid), (int(runs), int(failures)))
+                    for sid, runs, failures in conn.execute(
+                        "SELECT skill_id, count(*), count(*) - sum(success) FROM outcomes"
+                        f" WHERE skill_id IN ({','.join('?' * len(few))}) AND ts >= ?"
+                        " GROUP BY skill_id",
+                        [*few, since],
+                    )
+                )
+        found = {}
+        for sid, (runs, failures) in counts.items():
+            judged = verdict(runs, failures, self.health)
+            if judged in ("DRIFTING", "DEGRADING"):
+                found[sid] = (judged, runs, failures)
+        return found
 
     def _score(
         self,
         cand: _Candidate,
-        row: tuple[str, str, str, str | None, str, int],
+        row: Row,
         now: datetime,
+        health: tuple[str, int, int] | None = None,
     ) -> Suggestion:
-        name, status, description, last_used, installed, uses = row
+        name, status, description, last_used, installed, uses, _served = row
         relevance = self._relevance(cand)
         weight = self.importance.score(last_used, installed, uses, now)
         factor = (1 - self.importance_weight) + self.importance_weight * weight
         if status == "deprecated":
             factor *= self.deprecated_factor
+        if health is not None:
+            factor *= self.deprecated_factor if health[0] == "DRIFTING" else self.degrading_factor
         reasons = _reasons(cand, status, weight, self.importance.start)
+        if health is not None:
+            judged, runs, failures = health
+            reasons.insert(
+                0,
+                f"{judged.lower()}: {failures} of {runs} recent runs failed; ranked below equals",
+            )
         return Suggestion(
             skill_id=cand.skill_id,
             name=name,
@@ -246,6 +309,7 @@ class Searcher:
             importance=round(weight, 4),
             reasons=tuple(reasons),
             relevance=round(max(cand.surfaces.get(0, 0.0), cand.surfaces.get(1, 0.0)), 4),
+            health="" if health is None else health[0],
         )
 
 

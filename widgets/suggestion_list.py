@@ -80,6 +80,10 @@ def _prompt(rank: int, s: Suggestion) -> Text:
     text.append(f"  fit {s.relevance:.2f}", style="cyan" if s.relevance >= FITS_WELL else "dim")
     if s.status not in ("stable", "proposed"):
         text.append(f"  {s.status}", style="yellow")
+    if s.health:
+        text.append(
+            f"  {s.health.lower()}", style="bold red" if s.health == "DRIFTING" else "yellow"
+        )
     terms = ", ".join(s.matched_terms[:5])
     if terms:
         text.append(f"  {one_line(terms, 60)}", style="dim")

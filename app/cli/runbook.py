@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.cli.common import (
     CliError,
@@ -18,8 +18,12 @@ from app.cli.common import (
     plain,
     say,
 )
+from store.lifecycle.runbook_abandon import describe
 from store.models import Run, StepPlan
 from store.text import one_line
+
+if TYPE_CHECKING:
+    from store.library import Library
 
 #: Exit status when a run stops before its end (declined, or waiting for an input).
 PAUSED = 3
@@ -66,6 +70,17 @@ def register(sub: Subcommands) -> None:
     runs.add_argument("run_id", nargs="?", metavar="RUN")
     runs.add_argument("--all", action="store_true", help="list done and abandoned runs too")
     runs.add_argument("--reason", default="", help="why the run is abandoned")
+    statuses = runs.add_mutually_exclusive_group()
+    statuses.add_argument(
+        "--keep-statuses",
+        action="store_true",
+        help="abandon: keep the statuses the run changed (default: put them back)",
+    )
+    statuses.add_argument(
+        "--restore-statuses",
+        action="store_true",
+        help="abandon: put back the statuses the run changed without asking",
+    )
 
 
 def step_inputs(args: argparse.Namespace) -> dict[str, str]:
@@ -160,11 +175,25 @@ def _input_for(plan: StepPlan, read: Callable[[str], str]) -> dict[str, str]:
 def _paused(args: argparse.Namespace, run: Run, plan: StepPlan) -> int:
     why = plan.waiting or "stopped before it"
     say(
-        f"paused at step {plan.step}/7 ({why}); resume with: librarian retire"
-        f" {one_line(run.skill_name, 80)}",
+        f"paused at step {plan.step}/7 ({why}); resume with: {resume_hint(run, plan)}",
         file=sys.stderr,
     )
     return PAUSED
+
+
+def resume_hint(run: Run, plan: StepPlan) -> str:
+    """The command that resumes the run, with the options its waiting step needs."""
+    command = f"librarian retire {one_line(run.skill_name, 80)}"
+    if not plan.waiting:
+        return command
+    if plan.name == "repair":
+        return (
+            f"{command} --successor NAME, or {command} --no-replacement (or edit its SKILL.md,"
+            f" `librarian scan`, then {command})"
+        )
+    if plan.name == "incident":
+        return f"{command} --regression TEXT (optionally --cause TEXT --scope TEXT)"
+    return command
 
 
 def _run_data(run: Run) -> dict[str, Any]:
@@ -173,7 +202,7 @@ def _run_data(run: Run) -> dict[str, Any]:
     return data
 
 
-def cmd_runs(args: argparse.Namespace) -> int:
+def cmd_runs(args: argparse.Namespace, read: Callable[[str], str] = input) -> int:
     with open_library(args) as library:
         if args.action == "list":
             found = library.runs(status=None if args.all else "open")
@@ -188,7 +217,38 @@ def cmd_runs(args: argparse.Namespace) -> int:
             raise CliError(f"runs {args.action} needs a RUN id")
         if args.action == "show":
             run = library.run(args.run_id)
+            emit(args, _run_data(run), run_text(run))
         else:
-            run = library.abandon_run(args.run_id, args.reason)
-        emit(args, _run_data(run), run_text(run))
+            return _abandon(args, library, read)
+    return 0
+
+
+def _abandon(args: argparse.Namespace, library: Library, read: Callable[[str], str]) -> int:
+    """Abandon a run, saying what it leaves behind: statuses put back (the default) or kept.
+    On a terminal, without either flag, it shows both and asks."""
+    found = library.left_behind(args.run_id)
+    restore = not args.keep_statuses
+    reason = args.reason
+    asking = not (args.keep_statuses or args.restore_statuses or args.json)
+    if asking and (sys.stdin.isatty() or read is not input):
+        if not reason:
+            reason = ask(f"Why is {args.run_id} abandoned? ", read)
+        if found.restorable:
+            say("Abandoning leaves, with the statuses put back:")
+            say("\n".join(f"  - {one_line(line, 300)}" for line in describe(found, restore=True)))
+            say("or, with them kept:")
+            say("\n".join(f"  - {one_line(line, 300)}" for line in describe(found, restore=False)))
+            choice = ask("  [r]estore them (default) / [k]eep them / [c]ancel: ", read).lower()
+            if choice in ("c", "cancel"):
+                say("nothing changed: the run stays open", file=sys.stderr)
+                return PAUSED
+            restore = choice not in ("k", "keep")
+    run = library.abandon_run(args.run_id, reason, restore=restore)
+    lines = describe(found, restore=restore)
+    data = _run_data(run) | {
+        "left_behind": lines,
+        "restored": [c.name for c in found.restorable] if restore else [],
+    }
+    text = run_text(run) + "\n" + "\n".join(f"  - {one_line(line, 300)}" for line in lines)
+    emit(args, data, text)
     return 0

@@ -260,7 +260,8 @@ def suggest_text(contexts: list[str], results: list[list[Suggestion]]) -> str:
             lines.append(
                 f"{rank:>3}. {one_line(h.name, 48):<48} {h.score:.3f}  fit {h.relevance:.2f}"
                 f"  lex {h.lexical:.2f} dense {h.dense:.2f} imp {h.importance:.2f}"
-                f"  [{one_line(h.status, 20)}]  terms: {one_line(terms, 80)}"
+                f"  [{one_line(h.status, 20)}{', ' + h.health.lower() if h.health else ''}]"
+                f"  terms: {one_line(terms, 80)}"
             )
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)

@@ -14,6 +14,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.worker import Worker, WorkerState
 
+from app.live import LibraryChanged
 from app.messages import DraftFailed, DraftWritten
 from store.errors import LibrarianError
 from store.library import Library
@@ -62,6 +63,17 @@ class LibrarianScreen(Screen[None]):
 
     async def show_skill(self, skill: str) -> None:
         """Centre the screen on one skill (by name); screens without a skill focus ignore it."""
+
+    def on_library_changed(self, message: LibraryChanged) -> None:
+        """The library changed elsewhere (`app.live`): show it as it is now."""
+        self.library_changed(message)
+
+    def library_changed(self, message: LibraryChanged) -> None:
+        """Reload what the screen shows. By default as when it is shown again (its
+        `on_screen_resume`); screens with more to reload override this."""
+        resume = getattr(self, "on_screen_resume", None)
+        if resume is not None:
+            resume()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         report_worker_error(self, event)

@@ -19,17 +19,23 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
-from textual.screen import ModalScreen
-from textual.widgets import DataTable, Footer, Header, Input, Label, OptionList, Select, Static
+from textual.widgets import DataTable, Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
-from app.dialogs.text_prompt import TextPrompt
 from app.messages import SkillScreenRequested
 from app.screens.base import LibrarianScreen
+from app.screens.runbook_dialogs import (
+    AbandonChoice,
+    AbandonDialog,
+    NewRunPrompt,
+    RunChoice,
+    StepConfirm,
+    StepInputs,
+)
 from store.errors import LibrarianError
 from store.library import Library
-from store.models import Incident, Run, StepPlan
+from store.models import Incident, LeftBehind, Run, StepPlan
 from store.models.events import EventType
 from store.text import one_line
 from widgets.runbook_text import RUN_STYLE, run_header, step_detail, step_line
@@ -63,103 +69,18 @@ class RunbookFailed(Message):
 
 
 @dataclass
+class LeftBehindLoaded(Message):
+    """What abandoning the run would leave: the abandon dialog opens on it."""
+
+    found: LeftBehind
+
+
+@dataclass
 class RunChanged(Message):
     """A step, a start or an abandon was written: reload, selecting `run_id`."""
 
     run_id: str
     done: str = ""  # what to tell the user
-
-
-class StepInputs(ModalScreen[dict[str, str] | None]):
-    """The inputs of step 5 (repair or replace) or step 7 (the incident)."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", id="runbook.inputs.cancel", tooltip="Change nothing"),
-    ]
-
-    def __init__(self, plan: StepPlan, defaults: dict[str, str]) -> None:
-        super().__init__()
-        self.plan = plan
-        self.defaults = defaults
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="runbook-inputs"):
-            yield Label(
-                Text(f"Step {self.plan.step}/7 · {self.plan.title}", style="bold"),
-                id="runbook-inputs-title",
-            )
-            if self.plan.waiting:
-                yield Label(Text(one_line(self.plan.waiting, 300), style="yellow"))
-            if self.plan.name == "repair":
-                yield Select(
-                    [
-                        ("Name a successor skill", "successor"),
-                        ("Use the repaired version (edit SKILL.md, rescan)", "repaired"),
-                        ("No replacement", "none"),
-                    ],
-                    value="successor",
-                    allow_blank=False,
-                    id="repair-mode",
-                )
-                yield Input(placeholder="successor skill name", id="input-successor")
-                yield Input(placeholder="note (optional)", id="input-note")
-            else:
-                yield Label(Text("cause", style="dim"))
-                yield Input(value=self.defaults.get("cause", ""), id="input-cause")
-                yield Label(Text("scope (empty: computed from the steps)", style="dim"))
-                yield Input(value=self.defaults.get("scope", ""), id="input-scope")
-                yield Label(Text("regression case to test for", style="dim"))
-                yield Input(value=self.defaults.get("regression", ""), id="input-regression")
-            yield Label(
-                Text("enter: plan it (then confirm) · escape: cancel", style="dim"),
-                id="runbook-inputs-hint",
-            )
-
-    def on_mount(self) -> None:
-        self.query(Input).first().focus()
-
-    @on(Input.Submitted)
-    def _submitted(self, event: Input.Submitted) -> None:
-        values = {i.id.removeprefix("input-"): i.value.strip() for i in self.query(Input) if i.id}
-        if self.plan.name == "repair":
-            mode = self.query_one("#repair-mode", Select).value
-            if mode != "successor":
-                values["successor"] = ""
-                values["mode"] = str(mode)
-        self.dismiss({k: v for k, v in values.items() if v})
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
-
-
-class StepConfirm(ModalScreen[bool]):
-    """What the step will do; y or enter does it, n or escape does not."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y,enter", "confirm", "Do it", id="runbook.confirm.yes", tooltip="Do the step"),
-        Binding("n,escape", "cancel", "Cancel", id="runbook.confirm.no", tooltip="Not now"),
-    ]
-
-    def __init__(self, plan: StepPlan) -> None:
-        super().__init__()
-        self.plan = plan
-
-    def compose(self) -> ComposeResult:
-        text = Text()
-        text.append(f"Step {self.plan.step}/7 · {self.plan.title}\n\n", style="bold")
-        for action in self.plan.actions:
-            text.append("  will: ", style="dim")
-            text.append(one_line(action, 300) + "\n")
-        text.append("\nIt is recorded as an event. ", style="dim")
-        text.append("y / enter: do it · n / escape: not now", style="bold")
-        with Vertical(id="runbook-confirm"):
-            yield Static(text)
-
-    def action_confirm(self) -> None:
-        self.dismiss(True)
-
-    def action_cancel(self) -> None:
-        self.dismiss(False)
 
 
 class RunbookScreen(LibrarianScreen):
@@ -168,8 +89,8 @@ class RunbookScreen(LibrarianScreen):
     | Key | Action |
     | --- | --- |
     | r | do the next step (shows what it will do first) |
-    | n | start a run for a skill (or reopen its open run) |
-    | A | abandon the open run (asks a reason) |
+    | n | start a run for a skill (the name is checked and completes first; an open run reopens) |
+    | A | abandon the open run: what it leaves, statuses put back (default) or kept, a reason |
     | o | open runs only / all runs |
     | g, l | the skill's dependency graph, its lineage |
     | tab | between the runs and the steps (the highlighted step's record shows below) |
@@ -277,13 +198,29 @@ class RunbookScreen(LibrarianScreen):
         self.post_message(RunChanged(run.run_id, f"{run.run_id}: runbook for {run.skill_name}"))
 
     @work(thread=True, group="runbook-write", exit_on_error=False)
-    def abandon(self, run_id: str, reason: str) -> None:
+    def load_left_behind(self, run_id: str) -> None:
         try:
-            self.library.abandon_run(run_id, reason)
+            found = self.library.left_behind(run_id)
         except LibrarianError as exc:
-            self.post_message(RunbookFailed(str(exc)))
+            self.post_message(RunbookFailed(str(exc), run_id))
             return
-        self.post_message(RunChanged(run_id, f"abandoned {run_id}"))
+        self.post_message(LeftBehindLoaded(found))
+
+    @work(thread=True, group="runbook-write", exit_on_error=False)
+    def abandon(self, found: LeftBehind, choice: AbandonChoice) -> None:
+        run_id = found.run_id
+        try:
+            self.library.abandon_run(run_id, choice.reason, restore=choice.restore)
+        except LibrarianError as exc:
+            self.post_message(RunbookFailed(str(exc), run_id))
+            return
+        back = len(found.restorable) if choice.restore else 0
+        done = f"abandoned {run_id}: " + (
+            f"{back} status{'es' if back != 1 else ''} put back"
+            if choice.restore
+            else "statuses kept as the run left them"
+        )
+        self.post_message(RunChanged(run_id, done))
 
     # -- messages ----------------------------------------------------------------------
 
@@ -373,6 +310,8 @@ class RunbookScreen(LibrarianScreen):
 
     @on(DataTable.RowHighlighted, "#run-table")
     def _run_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.cursor_row != event.data_table.cursor_row:
+            return  # a highlight from before the rows were reloaded (the cursor moved on)
         key = event.row_key.value if event.row_key is not None else None
         if key and key != self._wanted and (self.run is None or self.run.run_id != key):
             self._request_run(str(key))
@@ -402,7 +341,7 @@ class RunbookScreen(LibrarianScreen):
                 (a for a in plan.actions if a.startswith("regression case: ")), ""
             ).removeprefix("regression case: ")
             defaults["regression"] = regression
-            self.app.push_screen(StepInputs(plan, defaults), self._inputs_given)
+            self.app.push_screen(StepInputs(plan, defaults, self.library), self._inputs_given)
             return
         self.plan_with(run.run_id, {})
 
@@ -415,42 +354,36 @@ class RunbookScreen(LibrarianScreen):
             self.execute(plan.run_id, plan.step, inputs)
 
     def action_new_run(self) -> None:
-        self.app.push_screen(
-            TextPrompt("Retire which skill?", placeholder="skill name"),
-            self._skill_given,
-        )
+        self.app.push_screen(NewRunPrompt(self.library), self._run_chosen)
 
-    def _skill_given(self, skill: str | None) -> None:
-        if skill and skill.strip():
-            self._ask_reason(skill.strip())
-
-    def _ask_reason(self, skill: str) -> None:
-        self.app.push_screen(
-            TextPrompt(
-                f"Why is {one_line(skill, 60)} being retired?",
-                placeholder="reason (recorded with every step)",
-                hint="An open run for the skill is reopened instead.",
-            ),
-            lambda reason: self._reason_given(skill, reason),
-        )
-
-    def _reason_given(self, skill: str, reason: str | None) -> None:
-        if reason is not None:
-            self.start(skill, reason)
+    def _run_chosen(self, choice: RunChoice | None) -> None:
+        if choice is None:
+            return
+        if choice.open_run:
+            self.notify(
+                one_line(f"{choice.skill} has an open run: {choice.open_run} reopened", 200),
+                markup=False,
+            )
+            self.load_runs(choice.open_run)
+        else:
+            self.start(choice.skill, choice.reason)
 
     def action_abandon(self) -> None:
         run = self.run
         if run is None or run.status != "open":
             self.notify("only an open run can be abandoned", severity="warning")
             return
+        self.load_left_behind(run.run_id)
+
+    def on_left_behind_loaded(self, message: LeftBehindLoaded) -> None:
+        found = message.found
         self.app.push_screen(
-            TextPrompt(f"Abandon {run.run_id}: why?", placeholder="reason"),
-            lambda reason: self._abandon_reason(run.run_id, reason),
+            AbandonDialog(found), lambda choice: self._abandon_chosen(found, choice)
         )
 
-    def _abandon_reason(self, run_id: str, reason: str | None) -> None:
-        if reason:
-            self.abandon(run_id, reason)
+    def _abandon_chosen(self, found: LeftBehind, choice: AbandonChoice | None) -> None:
+        if choice is not None:
+            self.abandon(found, choice)
 
     def action_toggle_all(self) -> None:
         self.show_all = not self.show_all
@@ -472,7 +405,7 @@ class RunbookScreen(LibrarianScreen):
         if found:
             self.load_runs(found[0].run_id)
         else:
-            self._ask_reason(skill)
+            self.app.push_screen(NewRunPrompt(self.library, skill), self._run_chosen)
 
     async def _runs_of(self, skill: str) -> list[Run]:
         worker = self.run_worker(

@@ -13,6 +13,7 @@ from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, Static
 from textual.worker import get_current_worker
 
+from app.live import LibraryChanged
 from app.messages import NodeContextLoaded, NodeOpenRequested, SessionGraphLoaded, SessionsLoaded
 from app.screens.base import LibrarianScreen
 from store.library import Library
@@ -109,6 +110,10 @@ class SessionsScreen(LibrarianScreen):
         self.query_one(SessionList).focus()
         self.query_one(DagView).empty_text = "Select a session to see its reasoning graph."
         self.load_sessions("")
+
+    def library_changed(self, message: LibraryChanged) -> None:
+        """Sessions ingested elsewhere (the hook worker, `librarian ingest`): list them."""
+        self.load_sessions(self.query_one("#session-filter", Input).value)
 
     # -- workers (thread: the store blocks) ------------------------------------------
 

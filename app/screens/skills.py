@@ -163,6 +163,9 @@ class SkillsScreen(LibrarianScreen):
             current = self.query_one(SkillTable).current
             if current is not None:
                 self.load_detail(current.skill_id)
+            task = self.query_one("#task", Input).value
+            if task.strip():  # a skill retired or drifting meanwhile ranks differently now
+                self.run_suggest(task)
 
     # -- workers (thread: the store blocks) ------------------------------------------
 

@@ -137,6 +137,39 @@ class StepPlan:
 
 
 @dataclass(frozen=True)
+class RunChange:
+    """A skill whose status a runbook run changed, and whether abandoning can put it back."""
+
+    skill_id: int
+    name: str
+    before: str  # its status before the run
+    after: str  # the status the run left it in
+    now: str  # its status now (differs from `after` when something changed it since)
+
+    @property
+    def restorable(self) -> bool:
+        return self.now == self.after and self.before != self.after and self.now != "uninstalled"
+
+
+@dataclass(frozen=True)
+class LeftBehind:
+    """What abandoning an open run leaves behind (shown before it is abandoned)."""
+
+    run_id: str
+    skill_name: str
+    step: int  # the last step done
+    changes: tuple[RunChange, ...]  # status changes of the run, in the order it made them
+    other: tuple[str, ...]  # what stays whatever is chosen (the recorded steps)
+    #: Relations the run added that are still there (source id, source, type, target): the
+    #: successor step 5 named. Restoring removes them with the statuses.
+    relations: tuple[tuple[int, str, str, str], ...] = ()
+
+    @property
+    def restorable(self) -> tuple[RunChange, ...]:
+        return tuple(c for c in self.changes if c.restorable)
+
+
+@dataclass(frozen=True)
 class Incident:
     """The record a retirement ends with: cause, scope and the regression case."""
 

@@ -152,6 +152,7 @@ class Suggestion:
     #: the skill's card or use text, as the prompt hook judges): `score` ranks, relative to
     #: the other hits; this one says whether any fits (`FITS_WELL`).
     relevance: float = 0.0
+    health: str = ""  # DRIFTING or DEGRADING when its recent runs fail (ranked lower), else ""
 
 
 @dataclass(frozen=True)

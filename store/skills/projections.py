@@ -207,7 +207,9 @@ def _skill_status(conn: sqlite3.Connection, event: Event) -> None:
         conn.execute(
             "UPDATE skills SET status=?, updated_at=? WHERE skill_id=?", (status, event.ts, sid)
         )
-        if status in ("proposed", "stable"):  # back in circulation: off the denylist
+        # Back in circulation (or, restored by an abandoned runbook run, deprecated again):
+        # off the denylist, which holds retired skills only.
+        if status in ("proposed", "stable", "deprecated"):
             conn.execute("DELETE FROM denylist WHERE skill_id=?", (sid,))
 
 

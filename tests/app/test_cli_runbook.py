@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from app.cli.main import build_parser
-from app.cli.runbook import PAUSED, cmd_retire
+from app.cli.runbook import PAUSED, cmd_retire, cmd_runs
 from tests.app.test_cli import run
 
 
@@ -28,6 +28,8 @@ def test_retire_pauses_where_it_needs_input_and_resumes(demo_copy: Path) -> None
     assert first.returncode == PAUSED, first.stderr
     assert "Step 1/7 · Quarantine" in first.stdout
     assert "paused at step 5/7 (waiting for a repair" in first.stderr
+    assert "resume with: librarian retire release-notes --successor NAME, or" in first.stderr
+    assert "librarian retire release-notes --no-replacement" in first.stderr
     listed = json.loads(run(demo_copy, "runs", "--json").stdout)
     assert [(r["skill_name"], r["step"], r["next_step"]) for r in listed] == [
         ("release-notes", 4, 5)
@@ -42,6 +44,7 @@ def test_retire_pauses_where_it_needs_input_and_resumes(demo_copy: Path) -> None
     assert f"resuming {listed[0]['run_id']} at step 5/7" in replaced.stdout
     assert "changelog-writing succeeds release-notes" in replaced.stdout
     assert "paused at step 7/7 (needs the regression case" in replaced.stderr
+    assert "resume with: librarian retire release-notes --regression TEXT" in replaced.stderr
     resumed = run(demo_copy, "retire", "release-notes", "--yes", "--regression", "tone check")
     assert resumed.returncode == 0, resumed.stderr
     assert "✓ 7 Record the incident" in resumed.stdout
@@ -63,6 +66,43 @@ def test_retire_refuses_bad_input_clearly(demo_copy: Path) -> None:
     assert "pass --yes" in piped.stderr
     unknown = run(demo_copy, "runs", "show", "run-nope")
     assert "no runbook run 'run-nope'" in unknown.stderr
+
+
+def test_abandon_puts_back_what_the_run_changed_unless_kept(demo_copy: Path) -> None:
+    """Issue 14: abandoning after the quarantine left the skill retired, on the denylist."""
+    run(demo_copy, "retire", "release-notes", "--yes", "--reason", "tone", "--steps", "1")
+    [listed] = json.loads(run(demo_copy, "runs", "--json").stdout)
+    abandoned = run(
+        demo_copy, "runs", "abandon", listed["run_id"], "--reason", "false alarm", stdin=""
+    )
+    assert abandoned.returncode == 0, abandoned.stderr
+    assert "abandoned, step 1/7" in abandoned.stdout
+    assert (
+        "release-notes goes back to stable (the run made it retired); it leaves the denylist"
+        in abandoned.stdout
+    )
+    assert "the recorded step stays in the run's history" in abandoned.stdout
+    shown = json.loads(run(demo_copy, "show", "release-notes", "--json").stdout)
+    assert shown["summary"]["status"] == "stable"
+
+    run(demo_copy, "retire", "release-notes", "--yes", "--reason", "tone", "--steps", "1")
+    [again] = json.loads(run(demo_copy, "runs", "--json").stdout)
+    kept = run(
+        demo_copy,
+        "runs",
+        "abandon",
+        again["run_id"],
+        "--reason",
+        "keep",
+        "--keep-statuses",
+        "--json",
+    )
+    assert json.loads(kept.stdout)["left_behind"][0] == (
+        "release-notes stays retired (it was stable); it stays on the denylist"
+    )
+    shown = json.loads(run(demo_copy, "show", "release-notes", "--json").stdout)
+    assert shown["summary"]["status"] == "retired"
+    assert run(demo_copy, "verify").returncode == 0
 
 
 def answers(*lines: str) -> Iterator[str]:
@@ -90,3 +130,32 @@ def test_interactive_retire_asks_before_each_step(
     assert "retired without repair or successor" in out
     assert "nothing to re-promote" in out
     assert "regression case: undo must keep the previous note" in out
+
+
+def test_interactive_abandon_shows_both_ways_and_asks(
+    demo_copy: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def args(*argv: str) -> argparse.Namespace:
+        return build_parser().parse_args(["--library", str(demo_copy), *argv])
+
+    replies = answers("tone", "y")
+    assert (
+        cmd_retire(args("retire", "release-notes", "--steps", "1"), read=lambda _q: next(replies))
+        == 0
+    )
+    [listed] = json.loads(run(demo_copy, "runs", "--json").stdout)
+    capsys.readouterr()
+
+    replies = answers("changed my mind", "c")
+    code = cmd_runs(args("runs", "abandon", listed["run_id"]), read=lambda _q: next(replies))
+    assert code == PAUSED
+    out = capsys.readouterr()
+    assert "release-notes goes back to stable (the run made it retired)" in out.out
+    assert "release-notes stays retired (it was stable); it stays on the denylist" in out.out
+    assert "nothing changed: the run stays open" in out.err
+
+    replies = answers("changed my mind", "k")
+    assert cmd_runs(args("runs", "abandon", listed["run_id"]), read=lambda _q: next(replies)) == 0
+    assert "abandoned, step 1/7" in capsys.readouterr().out
+    shown = json.loads(run(demo_copy, "show", "release-notes", "--json").stdout)
+    assert shown["summary"]["status"] == "retired"

@@ -6,15 +6,23 @@ from __future__ import annotations
 
 import io
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 from rich.console import Console, RenderableType
 from textual.pilot import Pilot
-from textual.widgets import Input, OptionList, Select, Static
+from textual.screen import Screen
+from textual.widgets import Input, Label, OptionList, Select, Static
 
-from app.dialogs.text_prompt import TextPrompt
 from app.factory import make_app
-from app.screens.runbook import RunbookScreen, StepConfirm, StepInputs
+from app.screens.runbook import RunbookScreen
+from app.screens.runbook_dialogs import (
+    AbandonDialog,
+    DialogError,
+    NewRunPrompt,
+    StepConfirm,
+    StepInputs,
+)
 from app.screenshots import settle
 from store.library import Library
 from store.verify import verify
@@ -54,11 +62,27 @@ def errors(pilot: Pilot[int]) -> list[str]:
 
 
 async def answer(pilot: Pilot[int], text: str) -> None:
-    prompt = pilot.app.screen
-    assert isinstance(prompt, TextPrompt)
-    prompt.query_one(Input).value = text
+    """Type into the dialog's focused field and press enter."""
+    await pilot.pause()
+    field = pilot.app.screen.focused
+    assert isinstance(field, Input)
+    field.value = text
     await pilot.press("enter")
     await settle(pilot)
+
+
+def top(pilot: Pilot[int]) -> Screen[Any]:
+    return pilot.app.screen
+
+
+def said(pilot: Pilot[int]) -> str:
+    """Why the open dialog did not close."""
+    return top(pilot).query_one(DialogError).said
+
+
+def denied(library: Library) -> list[str]:
+    with library.db.read() as conn:
+        return [str(r[0]) for r in conn.execute("SELECT name FROM denylist")]
 
 
 async def do_step(pilot: Pilot[int], expect: str) -> None:
@@ -75,6 +99,8 @@ async def do_step(pilot: Pilot[int], expect: str) -> None:
 async def test_a_run_from_start_to_incident(pilot: Pilot[int], demo_library: Library) -> None:
     assert screen(pilot).loaded
     await pilot.press("n")
+    await settle(pilot)
+    assert isinstance(top(pilot), NewRunPrompt)
     await answer(pilot, SKILL)
     await answer(pilot, "notes promised a fix that never shipped")
     run = screen(pilot).run
@@ -138,7 +164,7 @@ async def test_a_run_from_start_to_incident(pilot: Pilot[int], demo_library: Lib
     inputs.query_one("#input-note", Input).focus()
     await pilot.press("enter")
     await settle(pilot)
-    assert isinstance(pilot.app.screen, StepConfirm)
+    assert isinstance(top(pilot), StepConfirm)
     await pilot.press("y")
     await settle(pilot)
     await do_step(pilot, "nothing to re-promote: no repair or successor")
@@ -180,11 +206,111 @@ async def test_show_skill_reopens_its_run_and_abandon_needs_a_reason(
     assert current.run_id == run.run_id
     assert current.step == 1
     await pilot.press("A")
-    await answer(pilot, "")
+    await settle(pilot)
+    assert isinstance(top(pilot), AbandonDialog)
+    await answer(pilot, "")  # enter on an empty reason says why, and the run stays open
+    assert "abandoning needs a reason" in said(pilot)
+    assert isinstance(top(pilot), AbandonDialog)
     assert demo_library.run(run.run_id).status == "open"
-    await pilot.press("A")
     await answer(pilot, "handled by hand")
     assert demo_library.run(run.run_id).status == "abandoned"
     await pilot.press("o")  # open runs only: none left
     await settle(pilot)
     assert "No runbook runs" in shown(pilot, "#run-head")
+
+
+async def test_abandon_after_quarantine_puts_the_skill_back_unless_kept(
+    pilot: Pilot[int], demo_library: Library
+) -> None:
+    """Issue 14: `A` after the quarantine left the skill retired and on the denylist."""
+    await pilot.press("n")
+    await settle(pilot)
+    await answer(pilot, "feature-flags")
+    await answer(pilot, "flags leak into prod")
+    await do_step(pilot, "mark feature-flags retired")
+    assert "feature-flags" in denied(demo_library)
+
+    await pilot.press("A")
+    await settle(pilot)
+    dialog = pilot.app.screen
+    assert isinstance(dialog, AbandonDialog)
+    left = plain(dialog.query_one("#abandon-left", Static).render())  # type: ignore[arg-type]
+    assert "feature-flags goes back to stable (the run made it retired); it leaves the" in left
+    dialog.query_one("#abandon-mode", Select).value = "keep"
+    await settle(pilot)
+    left = plain(dialog.query_one("#abandon-left", Static).render())  # type: ignore[arg-type]
+    assert "feature-flags stays retired (it was stable); it stays on the denylist" in left
+    dialog.query_one("#abandon-mode", Select).value = "restore"
+    await settle(pilot)
+    dialog.query_one("#input-reason", Input).focus()
+    await answer(pilot, "false alarm")
+    assert demo_library.get_skill("feature-flags").summary.status == "stable"
+    assert "feature-flags" not in denied(demo_library)
+    assert any("1 status put back" in n.message for n in pilot.app._notifications)
+    assert verify(demo_library).ok
+
+
+async def test_new_run_checks_the_skill_first_and_completes_it(
+    pilot: Pilot[int], demo_library: Library
+) -> None:
+    await pilot.press("n")
+    await settle(pilot)
+    prompt = pilot.app.screen
+    assert isinstance(prompt, NewRunPrompt)
+    await answer(pilot, "")
+    assert "type a skill name" in said(pilot)
+    await answer(pilot, "kuber")  # checked before any reason is asked
+    assert "no skill named 'kuber'" in said(pilot)
+    assert "did you mean kubernetes-rollback, kubernetes-rollout" in said(pilot)
+    assert not prompt.query_one("#input-reason", Input).display
+    field = prompt.query_one("#input-skill", Input)
+    field.value = ""
+    await pilot.press(*"feature-fl")
+    await settle(pilot)
+    await pilot.press("right")  # accepts the completion from the catalog
+    assert field.value == "feature-flags"
+    await pilot.press("enter")
+    await settle(pilot)
+    assert prompt.query_one("#input-reason", Input).display
+    await answer(pilot, "  ")
+    assert "a run needs a reason" in said(pilot)
+    assert top(pilot) is prompt
+    await answer(pilot, "flags leak")
+    run = screen(pilot).run
+    assert run is not None
+    assert (run.skill_name, run.reason) == ("feature-flags", "flags leak")
+
+    await pilot.press("n")  # a skill with an open run: reopened, no reason asked
+    await settle(pilot)
+    await answer(pilot, "feature-flags")
+    assert not isinstance(top(pilot), NewRunPrompt)
+    assert len(demo_library.runs(skill="feature-flags")) == 1
+
+
+async def test_step_5_shows_the_successor_field_only_for_a_successor(
+    pilot: Pilot[int], demo_library: Library
+) -> None:
+    run = demo_library.start_run(SKILL, "tone")
+    for step in (1, 2, 3, 4):
+        demo_library.run_step(run.run_id, step)
+    await pilot.press("o")
+    await pilot.press("o")
+    await settle(pilot)
+    await pilot.press("r")
+    await settle(pilot)
+    inputs = pilot.app.screen
+    assert isinstance(inputs, StepInputs)
+    successor = inputs.query_one("#input-successor", Input)
+    assert successor.display
+    await answer(pilot, "")  # empty: says why instead of closing
+    assert "name the successor skill" in said(pilot)
+    assert top(pilot) is inputs
+    inputs.query_one("#repair-mode", Select).value = "none"
+    await settle(pilot)
+    assert not successor.display
+    assert "nothing replaces it" in str(inputs.query_one("#repair-hint", Label).render())
+    inputs.query_one("#input-note", Input).focus()
+    await answer(pilot, "")
+    confirm = pilot.app.screen
+    assert isinstance(confirm, StepConfirm)
+    assert confirm.plan.actions == ("retire release-notes without repair or successor",)

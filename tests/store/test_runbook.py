@@ -18,6 +18,7 @@ from app.mcp_tools import Tools
 from store.library import Library, LibraryError
 from store.lifecycle.runbook import RunbookError
 from store.lifecycle.status import TransitionError
+from store.models import Event
 from store.patterns import session_start as ss
 from store.verify import verify
 from tests.store.conftest import write_skill
@@ -206,7 +207,7 @@ def test_runs_are_listed_reopened_and_abandoned(lib: Library, tmp_path: Path) ->
             reopened.run_step(run.run_id, 4)
         with pytest.raises(RunbookError, match="needs a reason"):
             reopened.abandon_run(run.run_id, " ")
-        done = reopened.abandon_run(run.run_id, "handled elsewhere")
+        done = reopened.abandon_run(run.run_id, "handled elsewhere", restore=False)
         assert done.status == "abandoned"
         assert reopened.runs(status="open") == []
         with pytest.raises(RunbookError, match="abandoned"):
@@ -312,4 +313,113 @@ def test_a_demoted_dependent_named_successor_is_re_proposed_once(lib: Library) -
     assert sum("re-propose deploy" in a for a in plan.actions) == 1
     run = lib.run_step(run.run_id, 6)
     assert sorted(run.steps[5].payload["proposed"]) == ["canary", "deploy"]
+    assert verify(lib).ok
+
+
+def events_of(library: Library, name: str) -> list[Event]:
+    return list(library.skill_events(name, limit=100)[0])
+
+
+def denied(library: Library) -> list[str]:
+    with library.db.read() as conn:
+        return [str(r[0]) for r in conn.execute("SELECT name FROM denylist ORDER BY name")]
+
+
+def test_abandoning_after_quarantine_restores_the_statuses_the_run_changed(lib: Library) -> None:
+    """The regression of issue 14: abandoning left the skill retired and on the denylist."""
+    before = {name: status(lib, name) for name in ("rollout", "deploy", "canary")}
+    run = lib.start_run("rollout", "outage")
+    for step in (1, 2, 3):
+        lib.run_step(run.run_id, step)
+    assert [status(lib, n) for n in before] == ["retired", "deprecated", "deprecated"]
+    found = lib.left_behind(run.run_id)
+    assert sorted((c.name, c.before, c.after, c.restorable) for c in found.changes) == [
+        ("canary", before["canary"], "deprecated", True),
+        ("deploy", before["deploy"], "deprecated", True),
+        ("rollout", before["rollout"], "retired", True),
+    ]
+    assert "the 3 recorded steps stay" in found.other[0]
+
+    done = lib.abandon_run(run.run_id, "false alarm")
+    assert done.status == "abandoned"
+    assert {name: status(lib, name) for name in before} == before
+    assert denied(lib) == []
+    assert "rollout" in [h.name for h in lib.suggest("roll out a kubernetes deployment")]
+    restored = [e for e in events_of(lib, "rollout") if e.payload.get("restored") is True]
+    assert [(e.type, e.payload["from"], e.payload["run_id"]) for e in restored] == [
+        (
+            f"skill.{'promoted' if before['rollout'] == 'stable' else 'proposed'}",
+            "retired",
+            run.run_id,
+        )
+    ]
+    [abandoned] = [e for e in events_of(lib, "rollout") if e.type == "runbook.abandoned"]
+    assert abandoned.payload["restore"] is True
+    assert sorted(abandoned.payload["restored"]) == ["canary", "deploy", "rollout"]
+    assert verify(lib).ok
+
+
+def test_abandoning_can_keep_the_statuses_and_leaves_later_changes_alone(lib: Library) -> None:
+    run = lib.start_run("rollout", "outage")
+    for step in (1, 2, 3):
+        lib.run_step(run.run_id, step)
+    lib.change_status("deploy", "skill.promoted", "fixed by hand meanwhile")
+    found = lib.left_behind(run.run_id)
+    deploy = next(c for c in found.changes if c.name == "deploy")
+    assert (deploy.now, deploy.restorable) == ("stable", False)
+    assert sorted(c.name for c in found.restorable) == ["canary", "rollout"]
+
+    lib.abandon_run(run.run_id, "keep it out", restore=False)
+    assert [status(lib, n) for n in ("rollout", "deploy", "canary")] == [
+        "retired",
+        "stable",
+        "deprecated",
+    ]
+    assert denied(lib) == ["rollout"]
+    [abandoned] = [e for e in events_of(lib, "rollout") if e.type == "runbook.abandoned"]
+    assert (abandoned.payload["restore"], abandoned.payload["restored"]) == (False, [])
+    assert sorted(abandoned.payload["kept"]) == ["canary", "deploy", "rollout"]
+    with pytest.raises(RunbookError, match="abandoned"):
+        lib.left_behind(run.run_id)
+    assert verify(lib).ok
+
+
+def test_a_skill_deprecated_before_the_run_goes_back_to_deprecated_off_the_denylist(
+    lib: Library,
+) -> None:
+    lib.change_status("rollout", "skill.deprecated", "drifting")
+    run = lib.start_run("rollout", "drifting for weeks")
+    lib.run_step(run.run_id, 1)
+    assert denied(lib) == ["rollout"]
+    lib.abandon_run(run.run_id, "repair it instead")
+    assert status(lib, "rollout") == "deprecated"
+    assert denied(lib) == []
+    assert verify(lib).ok
+
+
+def test_abandoning_after_naming_a_successor_removes_the_relation_it_added(
+    lib: Library,
+) -> None:
+    run = lib.start_run("rollout", "outage")
+    for step in (1, 2, 3, 4):
+        lib.run_step(run.run_id, step)
+    lib.run_step(run.run_id, 5, successor="rollout-v2")
+
+    def supersedes() -> list[tuple[str, str]]:
+        with lib.db.read() as conn:
+            return [
+                (str(r[0]), str(r[1]))
+                for r in conn.execute(
+                    "SELECT s.name, r.origin FROM relations r JOIN skills s"
+                    " ON s.skill_id = r.source_id WHERE r.type='supersedes'"
+                    " AND r.target_name='rollout'"
+                )
+            ]
+
+    assert supersedes() == [("rollout-v2", "runbook")]
+    found = lib.left_behind(run.run_id)
+    assert [r[1:] for r in found.relations] == [("rollout-v2", "supersedes", "rollout")]
+    lib.abandon_run(run.run_id, "wrong successor")
+    assert supersedes() == []
+    assert status(lib, "rollout") != "retired"
     assert verify(lib).ok

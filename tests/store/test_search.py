@@ -88,6 +88,28 @@ def test_deprecated_ranks_below_an_equal_skill(twins: Library) -> None:
     assert "deprecated: ranked below equals" in hits[1].reasons
 
 
+def test_drifting_and_degrading_rank_below_a_healthy_equal_and_say_why(twins: Library) -> None:
+    """Issue 14: a DRIFTING skill ranked first with no warning."""
+    library = twins
+    query = "rotate the vault database password"
+    healthy = {h.name: h.score for h in library.suggest(query)}
+    for ok in (False, False, False, True):
+        library.record_outcome("rotate-a", ok, detail="vault token expired")
+    for _ in range(4):
+        library.record_outcome("rotate-b", True)
+    hits = library.suggest(query)
+    assert [(h.name, h.health) for h in hits[:2]] == [("rotate-b", ""), ("rotate-a", "DRIFTING")]
+    assert hits[1].reasons[0] == "drifting: 3 of 4 recent runs failed; ranked below equals"
+    assert hits[1].score == pytest.approx(healthy["rotate-a"] * 0.8, rel=1e-3)
+
+    library.record_outcome("rotate-a", True)
+    library.record_outcome("rotate-a", True)
+    library.record_outcome("rotate-a", True)  # 3 of 7 failed: above the warning rate only
+    hits = library.suggest(query)
+    assert [(h.name, h.health) for h in hits[:2]] == [("rotate-b", ""), ("rotate-a", "DEGRADING")]
+    assert hits[1].score == pytest.approx(healthy["rotate-a"] * 0.9, rel=1e-3)
+
+
 def test_importance_decays_with_idleness_and_has_a_floor() -> None:
     now = datetime(2026, 11, 22, tzinfo=UTC)
     assert importance(None, "2026-11-22T00:00:00+00:00", 0, now) == pytest.approx(0.7)

@@ -144,3 +144,13 @@ async def test_when_no_skill_fits_well_a_line_says_so_above_the_closest() -> Non
         widget.set_suggestions(RANKED)  # one fits well: no note
         await pilot.pause()
         assert widget.option_count == len(RANKED)
+
+
+async def test_a_drifting_suggestion_is_marked() -> None:
+    app = SuggestApp()
+    async with app.run_test() as pilot:
+        widget = app.query_one(SuggestionList)
+        drifting = suggestion(15, "kubernetes-rollout", 0.4)
+        widget.set_suggestions([*RANKED, Suggestion(**{**drifting.__dict__, "health": "DRIFTING"})])
+        await pilot.pause()
+        assert lines(widget)[3].startswith(" 4. kubernetes-rollout  fit 0.20  drifting")

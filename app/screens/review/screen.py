@@ -18,6 +18,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widgets import Footer, Header, Static
 
+from app.live import LibraryChanged
 from app.screens.base import LibrarianScreen, PaletteCommand
 from app.screens.review.drafts import DraftsPane
 from app.screens.review.enrichments import EnrichmentsPane
@@ -255,6 +256,14 @@ class ReviewScreen(LibrarianScreen):
         # an ingest may have proposed relations, `librarian enrich` proposed rewrites.
         for pane in self.lists:
             pane.reload()
+
+    def library_changed(self, message: LibraryChanged) -> None:
+        """Decided elsewhere, or sessions ingested by the hook worker: the queue as it is
+        now, the cursor kept on its node."""
+        self.on_screen_resume()
+        current = self.nodes.table().current
+        self.nodes.reload(current.node_id if current else None)
+        self.nodes.load_counts()
 
     # -- the lists ---------------------------------------------------------------------
 
