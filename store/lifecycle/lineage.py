@@ -20,7 +20,7 @@ from store.content import is_ref
 from store.errors import LibrarianError
 from store.lifecycle import runbook
 from store.lifecycle.candidates import of_skill
-from store.lifecycle.status import TARGET
+from store.lifecycle.status_events import TARGET
 from store.models import (
     ERASED,
     Draft,

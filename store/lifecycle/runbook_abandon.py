@@ -16,6 +16,7 @@ import sqlite3
 from typing import TYPE_CHECKING
 
 from store.lifecycle.runbook_read import RunbookError, get_locked
+from store.lifecycle.status_events import RESTORE_EVENT, TARGET
 from store.models import LeftBehind, Run, RunChange
 from store.models.events import EventType
 from store.text import one_line
@@ -23,17 +24,8 @@ from store.text import one_line
 if TYPE_CHECKING:
     from store.kernel import Kernel
 
-#: The status event that puts a skill back in each status.
-RESTORE_EVENT = {
-    "stable": EventType.SKILL_PROMOTED,
-    "proposed": EventType.SKILL_PROPOSED,
-    "deprecated": EventType.SKILL_DEPRECATED,
-    "retired": EventType.SKILL_RETIRED,
-}
-#: The status each status event leads to (as `store.lifecycle.status.TARGET`, whose
-#: module loads the kernel: the CLI's parser imports this one and must stay light).
-TARGET = {event: status for status, event in RESTORE_EVENT.items()}
-_STATUS_EVENTS = tuple(TARGET)
+#: The status changes a run can make (not the check mark, which changes no status).
+_STATUS_EVENTS = tuple(RESTORE_EVENT.values())
 
 
 def left_behind(library: Kernel, run_id: str) -> LeftBehind:

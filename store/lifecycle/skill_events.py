@@ -9,7 +9,8 @@ from store import catalog
 from store.ingest.redact import redact
 from store.kernel import Kernel, LibraryError
 from store.lifecycle.candidates import settle
-from store.lifecycle.status import STATUS_EVENTS, check
+from store.lifecycle.status import check
+from store.lifecycle.status_events import STATUS_EVENTS
 from store.models import AGENT_LIFECYCLE_EVENTS, Event
 from store.models.events import EventType
 

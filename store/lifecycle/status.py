@@ -15,19 +15,8 @@ from store.errors import LibrarianError
 from store.ingest.redact import redact
 from store.kernel import Kernel, LibraryError
 from store.lifecycle.requirements import unproven_requirements
+from store.lifecycle.status_events import STATUS_EVENTS, TARGET
 from store.models.events import EventType
-
-#: Status event -> the status it leads to (None: a check mark that changes no status).
-TARGET: dict[str, str | None] = {
-    EventType.SKILL_PROPOSED: "proposed",
-    EventType.SKILL_PROMOTED: "stable",
-    EventType.SKILL_DEPRECATED: "deprecated",
-    EventType.SKILL_RETIRED: "retired",
-    EventType.SKILL_VALIDATED: None,
-}
-
-#: The status events a person (or `health --apply`) may record.
-STATUS_EVENTS = frozenset(TARGET)
 
 #: Status event -> the statuses it may be applied to.
 ALLOWED_FROM: dict[str, frozenset[str]] = {
