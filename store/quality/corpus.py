@@ -11,6 +11,8 @@ import hashlib
 import re
 import tempfile
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -33,9 +35,20 @@ def run_quality(
     """Ingest `transcripts` into a fresh library (under `workdir`, else a temporary folder)
     and measure its nodes against the labels in `labels_dir`."""
     labels = load_labels(labels_dir)
+    with _fresh_ingest(transcripts, "quality-", workdir, embedder) as library:
+        candidates = corpus_candidates(library, transcripts)
+    return measure(candidates, labels, check_labels(labels, transcripts))
+
+
+@contextmanager
+def _fresh_ingest(
+    transcripts: Path, prefix: str, workdir: Path | None, embedder: Embedder | None
+) -> Iterator[Library]:
+    """`transcripts` ingested into a fresh library on the stepping clock (under `workdir`,
+    else a temporary folder; the model is cached beside it)."""
     if workdir is not None:
         workdir.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="quality-", dir=workdir) as scratch:
+    with tempfile.TemporaryDirectory(prefix=prefix, dir=workdir) as scratch:
         models = (workdir or Path(scratch)) / "models"
         with Library(
             Path(scratch) / "library",
@@ -43,8 +56,7 @@ def run_quality(
             clock=stepping_clock(),
         ) as library:
             library.ingest([transcripts])
-            candidates = corpus_candidates(library, transcripts)
-    return measure(candidates, labels, check_labels(labels, transcripts))
+            yield library
 
 
 def run_unlabelled(
@@ -54,22 +66,13 @@ def run_unlabelled(
     the same fresh warm-tier ingest, then what reached the queue — every pending node to be
     read against the rubric, the narration count, and why the rest was suppressed. With no
     labels there is no precision or coverage: judges score the pending nodes."""
-    if workdir is not None:
-        workdir.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="quality-tune-", dir=workdir) as scratch:
-        models = (workdir or Path(scratch)) / "models"
-        with Library(
-            Path(scratch) / "library",
-            embedder=embedder or FastEmbedder(models),
-            clock=stepping_clock(),
-        ) as library:
-            library.ingest([transcripts])
-            candidates = corpus_candidates(library, transcripts)
-            reasons = Counter(
-                _reason_kind(n.suppressed_reason or "")
-                for n in library.nodes()
-                if n.status == "suppressed"
-            )
+    with _fresh_ingest(transcripts, "quality-tune-", workdir, embedder) as library:
+        candidates = corpus_candidates(library, transcripts)
+        reasons = Counter(
+            _reason_kind(n.suppressed_reason or "")
+            for n in library.nodes()
+            if n.status == "suppressed"
+        )
     pending = [c for c in candidates if c.status == "pending"]
     return {
         "sessions": len(find_session_files(transcripts)),
