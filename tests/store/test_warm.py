@@ -856,7 +856,7 @@ def test_version_control_bookkeeping_is_routine_but_commit_hooks_are_not() -> No
     assert "Pre-commit validation failed" in commit.summary
 
 
-def test_what_was_run_in_between_explains_a_success_better_than_the_commands_own_tweaks() -> None:
+def test_a_command_run_in_between_is_never_credited_nor_the_retrys_own_tweaks() -> None:
     t = Transcript()
     t.run("Bash", "error: timed out waiting for the condition", error=True,
           command="kubectl -n api rollout status deploy/api --timeout=10s")  # fmt: skip
@@ -868,8 +868,12 @@ def test_what_was_run_in_between_explains_a_success_better_than_the_commands_own
     t.run("Bash", 'deployment "api" successfully rolled out',
           command="kubectl -n api rollout status deploy/api --timeout=120s")  # fmt: skip
     fix = only(t.extract(), "SOLUTION")
-    assert "after running `gh workflow run deploy.yml -f tag=v3.8.4`" in fix.summary
-    assert "--timeout" not in fix.summary.split(" succeeds ")[1]
+    # The deploy or the longer timeout: which one made it work is a guess either way.
+    assert fix.suppressed == (
+        "another command ran in between (`gh workflow run deploy.yml -f tag=v3.8.4`): what"
+        " fixed it is not clear"
+    )
+    assert " after " not in fix.summary
 
 
 def test_each_error_of_a_retry_loop_is_its_own_dead_end() -> None:
