@@ -334,21 +334,66 @@ def _only_checks(command: str) -> bool:
     return any(w in _CHECK_WORDS for w in words)
 
 
-def _acted_between(changes: Sequence[Action]) -> str:
+def _acted_between(changes: Sequence[Action], between: Sequence[Action] = ()) -> str:
     """Why a success cannot be credited to anything when other commands ran between the
     failure and it ("" when none did, or all of them only looked or checked): an install
-    the error never asked for, or a command that acts (a deploy, a migration, a setup
-    step). Crediting either is a guess, and so is crediting the retry's own tweaks."""
+    the error never asked for, a project command that acts (a deploy, a migration, a setup
+    step), or a small command that changes the state the retry runs in (`cd`, `git add`,
+    `mv`, a file written by a redirection or an inline script, time waited). Crediting any
+    of them is a guess, and so is crediting the retry's own tweaks."""
     ran = [a for a in changes if a.command and a.tool.name not in EDIT_TOOLS]
     if any(_installs(a) for a in ran):
         return (
-            "an install ran in between that the error never asked for: what fixed it is not clear"
+            "an install ran in between that the error never asked for: which change fixed it"
+            " is a guess"
         )
     acting = [a for a in ran if not _reads(a.command) and not _only_checks(a.command)]
+    acting += [a for a in between if a.command and a.routine and _changes_state(a.command)]
     if acting:
-        name = snippets.clean(snippets.main_stage(acting[-1].command), 50)
+        last = max(acting, key=lambda a: a.pos)
+        name = snippets.clean(snippets.main_stage(last.command) or last.command, 50)
         return f"another command ran in between (`{name}`): what fixed it is not clear"
     return ""
+
+
+#: Small commands that change the state a later command runs in: the folder, files, the
+#: staged set, time.
+_STATE_PROGRAMS = frozenset(
+    "cd pushd popd mkdir touch cp mv rm rmdir ln chmod chown install unzip tar sleep wait"
+    " export source . kill pkill".split()
+)
+#: Version-control subcommands that change the working copy or what is staged.
+_GIT_STATE = frozenset(
+    "add rm mv checkout switch restore reset stash pull merge rebase cherry-pick apply clean"
+    " init clone commit".split()
+)
+#: A redirection into a file (not a stream or /dev/null), `tee`, or `sed -i`: a write.
+_WRITES = re.compile(
+    r"(?:^|[^\d&<>])>>?[ \t]*(?!&|/dev/null\b)[\w./~$\"'-]|\btee\b|\bsed\s+(?:-\w+\s+)*-i"
+)
+
+
+def _changes_state(command: str) -> bool:
+    """Whether a routine command line changes something a retry could owe its success to."""
+    body = snippets.HEREDOC_BODY.sub(r"\1", command)
+    if _WRITES.search(body) or _SCRIPT.search(body):
+        return True
+    for step in re.split(r"\s*(?:&&|\|\||;|\n|\|)\s*", body):
+        words = [w for w in step.split() if "=" not in w or w.startswith("-")]
+        if not words:
+            continue
+        head = words[0].rsplit("/", 1)[-1]
+        if head in _STATE_PROGRAMS:
+            return True
+        if head == "git" and any(w in _GIT_STATE for w in snippets.positional(words[1:])[:1]):
+            return True
+    return False
+
+
+#: An interpreter given its program inline or on stdin: a script that may write anything.
+_SCRIPT = re.compile(
+    r"(?:^|[\s;&|(])(?:python[\d.]*|node|ruby|perl|deno|bun|php)(?:\s+-[\w-]+)*\s+(?:-[ceE]\b|-?\s*<<)"
+)
 
 
 _ERROR_NAME = re.compile(

@@ -94,7 +94,7 @@ def candidates(
         ]
         if not dead_ends:
             continue
-        fix = solution(episode)
+        fix = solution(episode, _between(found, episode))
         if fix is not None and not fix.routine and _own_tests_only(episode, edited):
             fix = replace(fix, routine="the agent rewrote its own test until it passed")
         if fix is not None and _hygiene(runs[-1], edited, episode):
@@ -317,7 +317,23 @@ def _bare(line: str, cause: str) -> str:
     return ""
 
 
-def solution(episode: Episode) -> Candidate | None:
+def _between(found: Sequence[Action], episode: Episode) -> list[Action]:
+    """The actions of the episode's stream that worked between its first failure and its
+    success (routine ones included: a `cd` or a `git add` can be what made it work)."""
+    first, success = episode.failures[0], episode.success
+    if success is None:
+        return []
+    return [
+        a
+        for a in found
+        if a.stream == first.stream
+        and first.pos < a.pos < success.pos
+        and not a.failed
+        and a.harness is None
+    ]
+
+
+def solution(episode: Episode, between: Sequence[Action] = ()) -> Candidate | None:
     """What changed between the first failing attempt and the one that worked; None when
     the episode never closed. A success with nothing changed is kept as routine (a rerun
     that passed says nothing reusable)."""
@@ -335,7 +351,7 @@ def solution(episode: Episode) -> Candidate | None:
     doubt = ""
     if not changes:
         tweaked = _command_changes(first.command, success.command)
-        doubt = _acted_between(episode.changes) or (
+        doubt = _acted_between(episode.changes, between) or (
             tweak_doubt(first.command, success.command) if tweaked else ""
         )
         if tweaked and not doubt:

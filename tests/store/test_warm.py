@@ -512,7 +512,8 @@ def test_a_discovery_the_tool_output_bears_out_gets_more_confidence() -> None:
     )
     alone, confirmed = Transcript(), Transcript()
     alone.run("Bash", "NAME READY\napi-6d9 1/1", command="kubectl get pods")
-    confirmed.run("Bash", "api-6d9 0/1 readiness: GET /healthz 503", command="kubectl get pods")
+    confirmed.run("Bash", "api-6d9 0/1 readiness: GET /healthz 503 (READINESS_DEPS:"
+                  " ledger-grpc unreachable)", command="kubectl get pods")  # fmt: skip
     for t in (alone, confirmed):
         t.say(said)
     plain, borne_out = only(alone.extract(), "DISCOVERY"), only(confirmed.extract(), "DISCOVERY")
@@ -538,7 +539,8 @@ def test_corroboration_adds_005_to_the_higher_confidence() -> None:
 
 def test_corroboration_is_capped_at_075() -> None:
     t = Transcript()
-    t.run("Bash", "cache.py:7: key = f'{path}:{user}'", command="grep -n key cache.py")
+    t.run("Bash", "cache.py:7: def cache_key(path): return f'{path}:{user}'  # no LANG",
+          command="grep -n key cache.py")  # fmt: skip
     # Five DISCOVERY phrases (0.70) and an explicit conclusion (0.65): one node, 0.75.
     t.say("It turns out I found the root cause: interesting, the culprit is `cache.py`, whose"
           " `cache_key()` ignores `LANG`.")  # fmt: skip

@@ -180,3 +180,38 @@ def test_an_edit_in_between_is_credited_with_its_file_and_gist() -> None:
         '`npm run build` succeeds after editing `build.config.json` (`"outDir": "dist"` →'
         ' `"outputDir": "dist"`)'
     )
+
+
+@pytest.mark.parametrize(
+    "step",
+    [
+        "git add 'src/(auth)/page.tsx'",
+        "cd packages/web",
+        "mv .env.example .env",
+        "python3 -c \"open('cfg.ini','w').write('[db]')\"",
+        "echo 'DEBUG=1' > .env.local",
+        "sleep 20",
+    ],
+)
+def test_a_small_command_that_changes_the_state_blocks_the_tweaks_credit(step: str) -> None:
+    t = Transcript()
+    t.run("Bash", "Exit code 1\nerror: hook failed: lint-staged found no staged files",
+          error=True, command="git commit -m 'fix: login'")  # fmt: skip
+    t.run("Bash", "", command=step)
+    t.run("Bash", "[main 1a2b3c4] fix: login", command="git commit --no-verify -m 'fix: login'")
+    fix = only(t.extract(), "SOLUTION")
+    assert fix.suppressed.startswith("another command ran in between")
+    assert " after " not in fix.summary
+
+
+@pytest.mark.parametrize(
+    "step", ["ls -la src", "git status --short", "cat package.json | head -20", "pwd", "echo $PATH"]
+)
+def test_a_small_command_that_only_looks_leaves_the_tweaks_credit(step: str) -> None:
+    t = Transcript()
+    t.run("Bash", "Exit code 1\nerror: hook failed: lint-staged found no staged files",
+          error=True, command="git commit -m 'fix: login'")  # fmt: skip
+    t.run("Bash", "ok", command=step)
+    t.run("Bash", "[main 1a2b3c4] fix: login", command="git commit --no-verify -m 'fix: login'")
+    fix = only(t.extract(), "SOLUTION")
+    assert "succeeds after adding `--no-verify`" in fix.summary
