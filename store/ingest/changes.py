@@ -128,15 +128,22 @@ def _other_command(before: Sequence[str], after: Sequence[str]) -> bool:
     """Whether, where the two lines first differ, another program or subcommand took the
     other's place and the rest of the line changed with it (`gh pr create …` → `gh pr edit
     6689 …`, `… -- curl -s …` → `… -- python -c …`), not an option's value."""
-    if not _swapped(before, after).startswith("running "):
+    swapped = _swapped(before, after)
+    if not swapped:
         return False
     at = next(i for i, (a, b) in enumerate(zip(before, after, strict=False)) if a != b)
+    if all(_SCRIPT_FILE.search(w) for w in (before[at], after[at])):
+        return True  # another script run by the same interpreter (`bash a.sh` → `bash b.sh`)
+    if not swapped.startswith("running "):
+        return False
     option = before[at - 1] if at else ""
     if option.startswith("-") and option != "--":
         return False
     return all(_COMMAND_WORD.fullmatch(w) for w in (before[at], after[at]))
 
 
+#: A script file an interpreter runs: the program itself, not an argument.
+_SCRIPT_FILE = re.compile(r"\.(?:sh|bash|zsh|py|js|mjs|cjs|ts|rb|pl|php|ps1|lua|R)$")
 #: A word that names a program or a subcommand (`curl`, `edit`, `rollout`).
 _COMMAND_WORD = re.compile(r"[a-z][\w.-]{1,24}")
 #: Options that only ask a program about itself: a run with one changes nothing.

@@ -272,7 +272,9 @@ def _unshaped(c: Candidate, context: _Context) -> str:
     blamed = c.type == "DISCOVERY" and any(
         shapes.CAUSE_FRAME.search(text) for text in (summary, c.evidence.lstrip("#*->• \t"))
     )
-    unborne = blamed and not _cause_borne_out(evidence, named, c.pos)
+    unborne = (
+        blamed and _after_edits(evidence, c.pos) and not _cause_borne_out(evidence, named, c.pos)
+    )
     if run is not None and run in evidence.closed and bar.CAUSAL.search(summary) and not unborne:
         return ""  # the agent's explanation of why a command that failed now passes
     if c.type == "HYPOTHESIS":
@@ -305,6 +307,12 @@ def _unshaped(c: Candidate, context: _Context) -> str:
     if read_off:
         return ""  # read off the output of the command just before it
     return "neither a conclusion nor read off a command's output"
+
+
+def _after_edits(evidence: _Evidence, pos: int) -> bool:
+    """Whether the agent edited files shortly before `pos`: a cause stated then ("The issue
+    was that …") is its account of its own change, which the output must bear out."""
+    return any(pos - _CAUSE_WINDOW <= p < pos for p, _ in evidence.edits)
 
 
 def _cause_borne_out(evidence: _Evidence, named: Sequence[str], pos: int) -> bool:

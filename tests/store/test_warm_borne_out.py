@@ -1,6 +1,7 @@
-"""Two DISCOVERY shapes held-out judges rejected (issue 11): a cause the agent states ("The
-issue was that …") that the tool output does not bear out, and a linter's or compiler's
-finding copied out of its report (a file and line, then the message)."""
+"""Two DISCOVERY shapes held-out judges rejected (issue 11): a cause the agent states after
+changing code ("The issue was that …": its account of its own change) that the tool output
+does not bear out, and a linter's or compiler's finding copied out of its report (a file
+and line, then the message)."""
 
 from __future__ import annotations
 
@@ -15,18 +16,33 @@ CAUSE = (
 )
 
 
+def _edit(t: Transcript) -> None:
+    t.run("Edit", "The file /w/billing/render.py has been updated.",
+          file_path="/w/billing/render.py", old_string="rate = TAX",
+          new_string="rate = env_rate()")  # fmt: skip
+
+
 def test_a_stated_cause_only_its_subject_appears_for_is_kept_out() -> None:
     t = Transcript()
     t.run("Bash", "invoice.py:12: def render_invoice(order):", command="grep -n def invoice.py")
+    _edit(t)
     t.say(CAUSE)
     node = only(t.extract(), "DISCOVERY")
     assert node.suppressed == "a cause it states that the tool output does not bear out"
+
+
+def test_a_stated_cause_before_any_change_is_read_as_any_conclusion() -> None:
+    t = Transcript()
+    t.run("Bash", "invoice.py:12: def render_invoice(order):", command="grep -n def invoice.py")
+    t.say(CAUSE)
+    assert not only(t.extract(), "DISCOVERY").suppressed
 
 
 def test_a_stated_cause_the_failing_commands_error_shows_is_kept() -> None:
     t = Transcript()
     t.run("Bash", "Traceback (most recent call last):\nFileNotFoundError: settings.toml",
           error=True, command="python -m billing.render 42")  # fmt: skip
+    _edit(t)
     t.say(CAUSE)
     result = t.extract()
     # borne out: it reaches the queue, as the cause of the dead end it explains
@@ -40,6 +56,7 @@ def test_a_stated_cause_whose_things_the_output_shows_is_kept() -> None:
     t = Transcript()
     t.run("Bash", "render_invoice: TAX_RATE = settings['TAX_RATE']\nls: settings.toml: absent",
           command="make inspect")  # fmt: skip
+    _edit(t)
     t.say(CAUSE)
     assert not only(t.extract(), "DISCOVERY").suppressed
 
@@ -47,6 +64,8 @@ def test_a_stated_cause_whose_things_the_output_shows_is_kept() -> None:
 def test_a_stated_cause_after_a_passing_rerun_still_needs_the_output_to_bear_it_out() -> None:
     t = Transcript()
     t.run("Bash", "--- FAIL: TestExport (0.2s)", error=True, command="go test ./export")
+    t.run("Edit", "The file /w/export/rows.go has been updated.", file_path="/w/export/rows.go",
+          old_string="w := out", new_string="w := bufio.NewWriter(f)")  # fmt: skip
     t.run("Bash", "ok  \texample/export\t0.3s", command="go test ./export")
     t.say("The problem was that `writeRows` reused the `bufio.Writer` of `exportAll`.")
     node = only(t.extract(), "DISCOVERY")

@@ -121,6 +121,8 @@ def test_a_change_the_words_do_not_show_is_not_credited_to_the_flag_that_does() 
         ("make test ARGS=a", "make test ARGS=b", True),
         # another subcommand from there on is another command
         ('gh pr create --title "x"', 'gh pr edit 6689 --title "x"', False),
+        # another script run by the same interpreter is another program
+        ("bash scripts/setup.sh --ci", "bash scripts/bootstrap.sh --ci", False),
         # a run that only asks for help ran nothing
         ("bd list --wisp", "bd list --help", False),
     ],
