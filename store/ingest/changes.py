@@ -92,13 +92,17 @@ def _command_changes(failed: str, worked: str) -> list[str]:
 MAX_TWEAKS = 3
 
 
-def tweak_doubt(failed: str, worked: str) -> str:
+def tweak_doubt(failed: str, worked: str, missing: str = "") -> str:
     """Why the difference between the failing and the working command line cannot be
     credited as the fix ("" when it can): it is the same command with 1–3 named flags or
     arguments added, dropped or swapped (and perhaps what is piped into it), and nothing
-    else on the line changed — no other step, no quoting, no inline script or text."""
+    else on the line changed — no other step, no quoting, no inline script or text. Or the
+    error said a program was `missing` and the retry runs another in its place (`… -- curl`
+    → `… -- python -c …` when the container has no curl)."""
     feed_before, before = snippets.command_tokens(failed)
     feed_after, after = snippets.command_tokens(worked)
+    if missing and _replaced(before, after) == missing:
+        return ""
     if _other_command(before, after):
         return "the retry ran another command from there on, not the same one with a small change"
     added = [w for w in after if w not in before]
@@ -122,6 +126,15 @@ def tweak_doubt(failed: str, worked: str) -> str:
             " redirection): what fixed it is not clear"
         )
     return ""
+
+
+def _replaced(before: Sequence[str], after: Sequence[str]) -> str:
+    """The program the retry stopped running, when where the two lines first differ another
+    program took its place ("" otherwise)."""
+    if not _swapped(before, after):
+        return ""
+    at = next(i for i, (a, b) in enumerate(zip(before, after, strict=False)) if a != b)
+    return before[at].rsplit("/", 1)[-1]
 
 
 def _other_command(before: Sequence[str], after: Sequence[str]) -> bool:
@@ -279,15 +292,15 @@ def _install_changes(changes: Sequence[Action], failed_with: str = "") -> list[s
     """The installs in between that the failure asked for: its error named a missing
     module or package and the install names it (an install the error never asked for is
     not credited: something else in between may have been the fix)."""
-    needed = _needed(failed_with)
+    missing = needed(failed_with)
     return [
         f"running `{snippets.clean(snippets.main_stage(a.command), 70)}`"
         for a in changes
-        if a.command and _installs(a) and needed and _names_package(a.command, needed)
+        if a.command and _installs(a) and missing and _names_package(a.command, missing)
     ][:2]
 
 
-def _needed(failed_with: str) -> str:
+def needed(failed_with: str) -> str:
     """The module, package or program the failure's error says is missing ("" when
     none)."""
     span = snippets.error_gist(failed_with)

@@ -52,6 +52,7 @@ from store.ingest.changes import (
     _join,
     _was,
     _with_symptom,
+    needed,
     output_only,
     tweak_doubt,
 )
@@ -352,7 +353,7 @@ def solution(episode: Episode, between: Sequence[Action] = ()) -> Candidate | No
     if not changes:
         tweaked = _command_changes(first.command, success.command)
         doubt = _acted_between(episode.changes, between) or (
-            tweak_doubt(first.command, success.command) if tweaked else ""
+            tweak_doubt(first.command, success.command, needed(failed_with)) if tweaked else ""
         )
         if tweaked and not doubt:
             changes = tweaked

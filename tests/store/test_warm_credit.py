@@ -217,3 +217,12 @@ def test_a_small_command_that_only_looks_leaves_the_tweaks_credit(step: str) -> 
     t.run("Bash", "[main 1a2b3c4] fix: login", command="git commit --no-verify -m 'fix: login'")
     fix = only(t.extract(), "SOLUTION")
     assert "succeeds after adding `--no-verify`" in fix.summary
+
+
+def test_another_program_in_the_place_of_one_the_error_said_is_missing_is_credited() -> None:
+    failed = "kubectl -n api exec api-1 -- curl -s http://localhost:8080/health"
+    worked = "kubectl -n api exec api-1 -- wget -qO- http://localhost:8080/health"
+    assert tweak_doubt(failed, worked, missing="curl") == ""
+    # the same swap when the error named nothing missing is another command, not a fix
+    assert tweak_doubt(failed, worked).startswith("the retry ran another command")
+    assert tweak_doubt(failed, worked, missing="jq").startswith("the retry ran another command")
