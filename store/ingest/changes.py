@@ -270,7 +270,7 @@ def _edit_changes(changes: Sequence[Action], failed_with: str = "") -> list[str]
     """The files edited in between, each with its last edit that added something (the one
     that held; removing a leftover is tidying, not the fix): first the files the failure
     named, then the most recently edited."""
-    edits = [a for a in changes if a.tool.name in EDIT_TOOLS]
+    edits = [a for a in changes if a.tool.name in EDIT_TOOLS and not prose_only(a, failed_with)]
     if not edits:
         return []
     files: dict[str, Action] = {}
@@ -282,6 +282,18 @@ def _edit_changes(changes: Sequence[Action], failed_with: str = "") -> list[str]
     named = [f"editing `{name}` ({snippets.edit_gist(files[name].tool)})" for name in order]
     more = f" and {len(named) - 2} more files" if len(named) > 2 else ""
     return [", ".join(named[:2]) + more]
+
+
+#: Files of prose (notes, docs, plans): editing one makes no command work, unless the
+#: command's error named it.
+_PROSE = re.compile(r"\.(?:md|markdown|txt|rst|adoc)$", re.IGNORECASE)
+
+
+def prose_only(edit: Action, failed_with: str) -> bool:
+    """Whether an edit is to a file of prose the failure never named (a note, a plan, a
+    README): it cannot be what made the command work."""
+    name = snippets.file_name(edit.target)
+    return bool(_PROSE.search(name)) and name not in failed_with
 
 
 def _tidying(edit: Action) -> bool:

@@ -54,6 +54,7 @@ from store.ingest.changes import (
     _with_symptom,
     needed,
     output_only,
+    prose_only,
     tweak_doubt,
 )
 from store.ingest.failure_bar import (
@@ -363,7 +364,9 @@ def solution(episode: Episode, between: Sequence[Action] = ()) -> Candidate | No
                 narrowed = "the retry only changed how the command reports: it fixed nothing"
     # The dead end beside it quotes the error; a solution names it only by its code or class.
     was = _was(failed_with)
-    edits = sum(a.tool.name in EDIT_TOOLS for a in episode.changes)
+    edits = sum(
+        a.tool.name in EDIT_TOOLS and not prose_only(a, failed_with) for a in episode.changes
+    )
     installs = sum(_installs(a) for a in episode.changes)
     told = _told(episode)
     if told and not changes:  # the error's own output named the command: that is the credit

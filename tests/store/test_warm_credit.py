@@ -226,3 +226,26 @@ def test_another_program_in_the_place_of_one_the_error_said_is_missing_is_credit
     # the same swap when the error named nothing missing is another command, not a fix
     assert tweak_doubt(failed, worked).startswith("the retry ran another command")
     assert tweak_doubt(failed, worked, missing="jq").startswith("the retry ran another command")
+
+
+def test_an_edit_of_a_note_or_doc_the_error_never_named_is_not_credited() -> None:
+    t = Transcript()
+    t.run("Bash", "Exit code 1\nError: Cannot read config: unknown key `outDir`", error=True,
+          command="npm run build")  # fmt: skip
+    t.run("Edit", "The file /w/app/NOTES.md has been updated.", file_path="/w/app/NOTES.md",
+          old_string="- [ ] build", new_string="- [x] build")  # fmt: skip
+    t.run("Bash", "Done in 2.1s", command="npm run build")
+    fix = only(t.extract(), "SOLUTION")
+    assert fix.suppressed == "passed again with nothing changed in between"
+    assert "NOTES.md" not in fix.summary
+
+
+def test_an_edit_of_a_doc_the_error_named_is_credited() -> None:
+    t = Transcript()
+    lint = "Exit code 1\ndocs/setup.md:12 MD040/fenced-code-language Code blocks need a language"
+    t.run("Bash", lint, error=True, command="npx markdownlint docs")
+    t.run("Edit", "The file /w/docs/setup.md has been updated.", file_path="/w/docs/setup.md",
+          old_string="```\nmake", new_string="```sh\nmake")  # fmt: skip
+    t.run("Bash", "", command="npx markdownlint docs")
+    fix = only(t.extract(), "SOLUTION")
+    assert "after editing `setup.md`" in fix.summary

@@ -262,7 +262,8 @@ def test_a_solution_says_which_program_or_argument_took_the_others_place() -> No
     # the error said `curl` was missing: running another program in its place is the fix
     assert "running `python -c …` instead of `curl -s -o …`" in swap.summary
     assert "passing `${RO_URL%/*}/payments` instead of `$RO_URL`" in arg.summary
-    assert not swap.suppressed and not arg.suppressed
+    assert not swap.suppressed
+    assert not arg.suppressed
 
 
 def test_a_long_summary_is_cut_where_a_clause_or_a_word_ends() -> None:
