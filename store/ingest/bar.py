@@ -19,6 +19,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from store.ingest.memo import per_session
+
 #: Pending needs at least this informativeness; below it a candidate is suppressed.
 MIN_INFORMATIVENESS = 0.35
 #: What a statement of the agent's (a text candidate, not an episode) needs. Calibrated on
@@ -221,9 +223,20 @@ def _prose(text: str) -> bool:
 
 
 def content_words(text: str) -> list[str]:
-    return [w.lower() for w in _WORD.findall(text) if w.lower() not in STOPWORDS]
+    return list(_content_words(text))
 
 
+@per_session
+def _content_words(text: str) -> tuple[str, ...]:
+    if text.isascii():  # the same words, lowercased once (most summaries are ASCII)
+        return tuple(w for w in _LOW_WORD.findall(text.lower()) if w not in STOPWORDS)
+    return tuple(low for w in _WORD.findall(text) if (low := w.lower()) not in STOPWORDS)
+
+
+_LOW_WORD = re.compile(r"[a-z][a-z'-]+")
+
+
+@per_session
 def is_narration(text: str) -> bool:
     """An opening that narrates intent or feeling instead of stating something."""
     clause = text.strip().lstrip("#*->•").strip()
@@ -243,6 +256,7 @@ def informativeness(text: str, confirmed: bool = False) -> float:
     return round(max(0.0, min(1.0, score)), 3)
 
 
+@per_session
 def judge(
     summary: str,
     *,

@@ -12,6 +12,7 @@ import shlex
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
 
+from store.ingest.memo import per_session
 from store.ingest.output import ANSI, DROPPED_BLOCKS, EVIDENCE_CHARS
 from store.ingest.output import ends_at_prompt as ends_at_prompt
 from store.ingest.output import error_gist as error_gist
@@ -111,6 +112,7 @@ _EMPHASIS = re.compile(r"\*\*|^#{1,6}\s+", re.MULTILINE)  # not `__`: __init__.p
 _ABSOLUTE = re.compile(r"(?<![\w.~`])/(?:[\w.@+-]+/){2,}([\w.@+-]+/)?([\w.@+-]+)")
 
 
+@per_session
 def clean(text: str, limit: int, *, secrets: bool = True) -> str:
     """One readable line: secrets redacted first (before any cut), tool XML, ANSI escapes
     and Markdown emphasis gone, whitespace folded, at most `limit` characters. `secrets=False`

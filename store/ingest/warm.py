@@ -44,7 +44,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from store.ingest import bar, episodes, forks, snippets, statements
+from store.ingest import bar, episodes, forks, memo, snippets, statements
 from store.ingest.candidates import Candidate
 from store.ingest.context import _Context
 from store.ingest.statement_bar import _EXPLAINS, _revise, _unproven
@@ -163,6 +163,11 @@ _STRATEGIES: tuple[tuple[str, Callable[[_Context], None]], ...] = (
 
 def extract_warm(session: ParsedSession) -> WarmResult:
     """Warm-tier nodes and edges for `session`; deterministic (same input, same keys, order)."""
+    with memo.session():
+        return _extract(session)
+
+
+def _extract(session: ParsedSession) -> WarmResult:
     context = _context(session.messages)
     problems: list[str] = []
     for name, strategy in _STRATEGIES:
@@ -227,16 +232,16 @@ def _judge(context: _Context) -> dict[int, Candidate]:
     ordered = sorted(context.found, key=_order)
     causes = [(c.stream, c.pos, set(bar.content_words(c.cause))) for c in ordered if c.cause]
     turns = _turning_points(ordered)
-    twins = _twins([_restructured(c, turns) for c in ordered], ordered)
+    restructured = [_restructured(c, turns) for c in ordered]
+    twins = _twins(restructured, ordered)
     out: dict[int, Candidate] = {}
     seen_words: set[str] = set()  # in the text summaries that passed, messages before this one
     this_message: set[str] = set()
     message = -1
-    for found in ordered:
+    for found, c in zip(ordered, restructured, strict=True):
         if found.message.index != message:
             seen_words |= this_message
             this_message, message = set(), found.message.index
-        c = _restructured(found, turns)
         if id(found) in twins:
             c = replace(c, routine=twins[id(found)])
         if c.strategy != "episode" and not c.routine and _stated_cause(c, causes):
