@@ -45,7 +45,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from store.ingest import bar, episodes, forks, memo, snippets, statements
-from store.ingest.candidates import Candidate
+from store.ingest.candidates import Candidate, changed
 from store.ingest.context import _Context
 from store.ingest.statement_bar import _EXPLAINS, _revise, _unproven
 from store.models import NODE_TYPES, ExtractedEdge, ExtractedNode, ParsedSession, TranscriptMessage
@@ -230,7 +230,10 @@ def _judge(context: _Context) -> dict[int, Candidate]:
     """Every candidate with its informativeness and, when it fails, why; keyed by the id of
     the candidate as a strategy made it (pairs refer to those)."""
     ordered = sorted(context.found, key=_order)
-    causes = [(c.stream, c.pos, set(bar.content_words(c.cause))) for c in ordered if c.cause]
+    causes: dict[int, list[tuple[int, set[str]]]] = {}  # per stream, in message order
+    for c in ordered:
+        if c.cause:
+            causes.setdefault(c.stream, []).append((c.pos, set(bar.content_words(c.cause))))
     turns = _turning_points(ordered)
     restructured = [_restructured(c, turns) for c in ordered]
     twins = _twins(restructured, ordered)
@@ -243,14 +246,14 @@ def _judge(context: _Context) -> dict[int, Candidate]:
             seen_words |= this_message
             this_message, message = set(), found.message.index
         if id(found) in twins:
-            c = replace(c, routine=twins[id(found)])
+            c = changed(c, routine=twins[id(found)])
         if c.strategy != "episode" and not c.routine and _stated_cause(c, causes):
-            c = replace(c, routine="the cause the DEAD_END before it states")
+            c = changed(c, routine="the cause the DEAD_END before it states")
         words = bar.content_words(c.summary)
         # Episodes name their command again by design (a solution repeats its dead end's).
         fresh = 1.0 if c.strategy == "episode" else bar.novelty(words, seen_words)
         if c.strategy != "episode" and _recap(c.message) and fresh < _RECAP_NOVELTY:
-            c = replace(c, routine=c.routine or "restates what the session already found")
+            c = changed(c, routine=c.routine or "restates what the session already found")
         confirmed = c.type == "DISCOVERY" and _confirmed(c, context)
         verdict = bar.judge(
             c.summary,
@@ -276,13 +279,13 @@ def _judge(context: _Context) -> dict[int, Candidate]:
         if verdict.passes and c.unproven:
             verdict = replace(verdict, reason=c.unproven)
         if verdict.passes and c.strategy != "episode":
-            unproven = _unproven(replace(c, informativeness=verdict.informativeness), context)
+            unproven = _unproven(changed(c, informativeness=verdict.informativeness), context)
             if unproven:
                 verdict = replace(verdict, reason=unproven)
         confidence = c.confidence
         if confirmed and verdict.passes:
             confidence = round(min(confidence + _BONUS, _CORROBORATED_CAP), 2)
-        out[id(found)] = replace(
+        out[id(found)] = changed(
             c,
             informativeness=verdict.informativeness,
             suppressed=verdict.reason,
@@ -341,7 +344,7 @@ def _resolved(c: Candidate, context: _Context) -> Candidate:
             )
     if summary == c.summary:
         return c
-    return replace(c, summary=snippets.fit(summary))
+    return changed(c, summary=snippets.fit(summary))
 
 
 def _named(noun: str, texts: Sequence[str], summary: str) -> str:
@@ -368,13 +371,18 @@ def _explains(summary: str) -> bool:
     return bool(bar.CAUSAL.search(summary) or _EXPLAINS.search(summary))
 
 
-def _stated_cause(c: Candidate, causes: Sequence[tuple[int, int, set[str]]]) -> bool:
-    """Whether `c` says what a dead end before it already ends with (its stated cause)."""
+def _stated_cause(c: Candidate, causes: dict[int, list[tuple[int, set[str]]]]) -> bool:
+    """Whether `c` says what a dead end before it already ends with (its stated cause);
+    `causes` holds each stream's stated causes by position, in order."""
     words = bar.content_words(c.summary)
-    return bool(words) and any(
-        stream == c.stream and pos < c.pos and bar.novelty(words, said) <= 0.2
-        for stream, pos, said in causes
-    )
+    if not words:
+        return False
+    for pos, said in causes.get(c.stream, ()):
+        if pos >= c.pos:
+            return False
+        if bar.novelty(words, said) <= 0.2:
+            return True
+    return False
 
 
 #: Which type a sentence is, when two strategies read it as different types (the finding
@@ -451,15 +459,15 @@ def _restructured(c: Candidate, turns: dict[int, list[int]]) -> Candidate:
         return c
     if c.type == "PIVOT":
         answers = any(0 <= c.pos - at <= _WINDOW for at in turns.get(c.stream, []))
-        return c if answers and _PIVOT_ACT.search(c.summary) else replace(c, type="DISCOVERY")
+        return c if answers and _PIVOT_ACT.search(c.summary) else changed(c, type="DISCOVERY")
     if c.type == "SOLUTION" and not _CHANGE.search(c.summary):
-        return replace(c, routine="says it worked, not what changed")
+        return changed(c, routine="says it worked, not what changed")
     if c.type == "CONTEXT_LOAD" and not (bar.CAUSAL.search(c.summary) or _RULE.search(c.summary)):
-        return replace(c, type="DISCOVERY")
+        return changed(c, type="DISCOVERY")
     if c.type == "INVESTIGATION" and not (
         _COMMAND_SPAN.search(c.summary) and _SHOWED.search(c.summary)
     ):
-        return replace(c, routine="a look around, not a method worth reusing")
+        return changed(c, routine="a look around, not a method worth reusing")
     return c
 
 
@@ -518,7 +526,7 @@ def _deduplicated(kept: list[Candidate]) -> list[Candidate]:
             earlier = seen.setdefault(c.type, [])
             recent = earlier[-_DEDUP_WINDOW:]
             if any(len(words & w) >= _NEAR_IDENTICAL * min(len(words), len(w)) for w in recent):
-                c = replace(c, suppressed=f"nearly repeats an earlier {c.type} of the session")
+                c = changed(c, suppressed=f"nearly repeats an earlier {c.type} of the session")
             else:
                 earlier.append(words)
         out.append(c)
@@ -533,7 +541,7 @@ def _survivor(group: list[Candidate], owner: dict[int, Candidate]) -> Candidate:
     agreeing = {c.strategy for c in group if not c.routine}
     if len(agreeing) > 1 and not best.suppressed:  # two strategies agree: corroborated
         boosted = min(best.confidence + _BONUS, _CORROBORATED_CAP)
-        best = replace(best, confidence=round(max(best.confidence, boosted), 2))
+        best = changed(best, confidence=round(max(best.confidence, boosted), 2))
     for c in group:
         owner[id(c)] = best
     return best
