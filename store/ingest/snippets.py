@@ -239,13 +239,18 @@ _FILTERS = frozenset(
 
 def inputs(tool: ToolUse) -> dict[str, str]:
     """String fields of a tool's input; the JSON may be cut short, so no full parse."""
+    return dict(_inputs(tool.input_text))
+
+
+@per_session
+def _inputs(text: str) -> tuple[tuple[str, str], ...]:
     fields: dict[str, str] = {}
-    for name, raw in _INPUT_FIELD.findall(tool.input_text):
+    for name, raw in _INPUT_FIELD.findall(text):
         try:
             fields.setdefault(name, json.loads(f'"{raw}"'))
         except ValueError:
             fields.setdefault(name, raw)
-    return fields
+    return tuple(fields.items())
 
 
 #: A heredoc's body (the lines between `<<EOF` and `EOF`), for reading a command's steps.
@@ -290,6 +295,11 @@ def pipeline(command: str, *, keep_env: bool = False) -> list[list[str]]:
     """The stages of the step of a command that does the work: the last `&&`/`;`/newline
     step, its `|` stages without trailing filters (`npm run build 2>&1 | tail` → npm),
     redirections and leading `sudo`/`FOO=1` removed."""
+    return [list(stage) for stage in _pipeline(command, keep_env)]
+
+
+@per_session
+def _pipeline(command: str, keep_env: bool) -> tuple[tuple[str, ...], ...]:
     steps: list[list[str]] = [[]]
     for word in shell_words(command):
         if word in _SEPARATORS:
@@ -307,7 +317,7 @@ def pipeline(command: str, *, keep_env: bool = False) -> list[list[str]]:
     stages = [s for s in stages if s]
     while len(stages) > 1 and _program_word(stages[-1]) in _FILTERS:
         stages.pop()
-    return stages
+    return tuple(map(tuple, stages))
 
 
 def _program_word(stage: list[str]) -> str:
@@ -349,12 +359,14 @@ def inspects_output(command: str) -> bool:
     return filtered or reads_logs
 
 
+@per_session
 def main_stage(command: str) -> str:
     """The stage that does the work, as text (see `pipeline`)."""
     stages = pipeline(command)
     return " ".join(stages[-1]) if stages else ""
 
 
+@per_session
 def program(command: str) -> str:
     """What a command runs, as a family: the program and its subcommand. `cd app && npm run
     build | tail` → "npm run build", `npx tsc --noEmit` → "npx tsc", `python -m pytest -x`
