@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from functools import lru_cache
-from typing import ParamSpec, TypeVar, cast
+from functools import _lru_cache_wrapper, lru_cache
+from typing import Any, ParamSpec, TypeVar, cast
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -21,20 +21,25 @@ R = TypeVar("R")
 #: Entries a memo keeps (a session's distinct sentences and summaries are far fewer).
 SIZE = 8192
 
-_CLEARS: list[Callable[[], None]] = []
+_MEMOS: list[_lru_cache_wrapper[Any]] = []
 
 
 def per_session(fn: Callable[P, R]) -> Callable[P, R]:
     """`fn`, remembered by its (hashable) arguments until the session ends. Only for pure
     functions whose result is never mutated by a caller (return tuples, strings, numbers)."""
     cached = lru_cache(maxsize=SIZE)(fn)
-    _CLEARS.append(cached.cache_clear)
+    _MEMOS.append(cached)
     return cast(Callable[P, R], cached)
 
 
 def clear() -> None:
-    for clear_one in _CLEARS:
-        clear_one()
+    for cached in _MEMOS:
+        cached.cache_clear()
+
+
+def held() -> int:
+    """Entries the memos hold now (0 outside a session)."""
+    return sum(cached.cache_info().currsize for cached in _MEMOS)
 
 
 @contextmanager
