@@ -484,8 +484,14 @@ def finding(text: str, lo: int, hi: int, *, ahead: bool = True) -> tuple[str, bo
     if not best:
         sentence = own[0] if own else text[lo:hi]
         best = clause(sentence) if own else snippets.clean(text[lo:hi], 200)
-    summary = snippets.fit(_capital(snippets.short_paths(redact(best))))
+    summary = snippets.fit(_capital(snippets.short_paths(_redacted(best))))
     return summary, bool(HEDGE.search(sentence))
+
+
+@per_session
+def _redacted(text: str) -> str:
+    """`redact`, once per clause of the session (several triggers share their finding)."""
+    return redact(text)
 
 
 def _with_lists(sentences: list[str]) -> list[str]:
