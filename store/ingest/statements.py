@@ -139,6 +139,17 @@ HEDGE = re.compile(
     r"|i guess|i believe|presumably|maybe)\b",
     re.IGNORECASE,
 )
+_HEDGE_LOWER = re.compile(HEDGE.pattern)  # the phrases are lowercase
+
+
+def hedged(text: str) -> bool:
+    """`HEDGE.search(text)`; ASCII text is lowercased and searched without IGNORECASE
+    (the same answer, a few times faster)."""
+    if text.isascii():
+        return _HEDGE_LOWER.search(text.lower()) is not None
+    return HEDGE.search(text) is not None
+
+
 _NEGATIONS = ("not ", "n't ", "n’t ", "no ", "never ")
 _SKILL_BASE = "Base directory for this skill:"
 _LAUNCHING = "Launching skill:"
@@ -485,7 +496,7 @@ def finding(text: str, lo: int, hi: int, *, ahead: bool = True) -> tuple[str, bo
         sentence = own[0] if own else text[lo:hi]
         best = clause(sentence) if own else snippets.clean(text[lo:hi], 200)
     summary = snippets.fit(_capital(snippets.short_paths(_redacted(best))))
-    return summary, bool(HEDGE.search(sentence))
+    return summary, hedged(sentence)
 
 
 @per_session

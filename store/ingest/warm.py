@@ -431,7 +431,12 @@ _RECAP_MARK = re.compile(r"(?m)^\s*(?:#{1,6}\s|\*\*[^*\n]{1,40}[.:]?\*\*|[-*]\s+
 
 def _recap(m: TranscriptMessage) -> bool:
     """A wrap-up: a message with several headings or bold labels."""
-    return len(_RECAP_MARK.findall(m.text)) >= 2
+    return _is_recap(m.text)
+
+
+@memo.per_session
+def _is_recap(text: str) -> bool:
+    return len(_RECAP_MARK.findall(text)) >= 2
 
 
 def _turning_points(found: Sequence[Candidate]) -> dict[int, list[int]]:
