@@ -46,6 +46,7 @@ from functools import lru_cache
 
 from store.ingest import bar, episodes, forks, memo, snippets, statements
 from store.ingest.candidates import Candidate, changed
+from store.ingest.caseblind import CaseBlind
 from store.ingest.context import _Context
 from store.ingest.statement_bar import _EXPLAINS, _revise, _unproven
 from store.models import NODE_TYPES, ExtractedEdge, ExtractedNode, ParsedSession, TranscriptMessage
@@ -108,6 +109,11 @@ _RULE = re.compile(
     r"\b(?:says?|according to|per the|requires?|must|should|never|always|forbids?|prefers?)\b",
     re.IGNORECASE,
 )
+
+
+#: The phrase patterns above as conditions, searched fast (see `caseblind`).
+_PIVOT_ACT_FAST, _CHANGE_FAST = CaseBlind(_PIVOT_ACT), CaseBlind(_CHANGE)
+_SHOWED_FAST, _RULE_FAST = CaseBlind(_SHOWED), CaseBlind(_RULE)
 
 
 #: The `(follower, edge)` each node type links to when a follower comes next.
@@ -368,7 +374,7 @@ def _naming(noun: str) -> re.Pattern[str]:
 
 
 def _explains(summary: str) -> bool:
-    return bool(bar.CAUSAL.search(summary) or _EXPLAINS.search(summary))
+    return bar.CAUSAL_FAST.search(summary) or bool(_EXPLAINS.search(summary))
 
 
 def _stated_cause(c: Candidate, causes: dict[int, list[tuple[int, set[str]]]]) -> bool:
@@ -464,13 +470,15 @@ def _restructured(c: Candidate, turns: dict[int, list[int]]) -> Candidate:
         return c
     if c.type == "PIVOT":
         answers = any(0 <= c.pos - at <= _WINDOW for at in turns.get(c.stream, []))
-        return c if answers and _PIVOT_ACT.search(c.summary) else changed(c, type="DISCOVERY")
-    if c.type == "SOLUTION" and not _CHANGE.search(c.summary):
+        return c if answers and _PIVOT_ACT_FAST.search(c.summary) else changed(c, type="DISCOVERY")
+    if c.type == "SOLUTION" and not _CHANGE_FAST.search(c.summary):
         return changed(c, routine="says it worked, not what changed")
-    if c.type == "CONTEXT_LOAD" and not (bar.CAUSAL.search(c.summary) or _RULE.search(c.summary)):
+    if c.type == "CONTEXT_LOAD" and not (
+        bar.CAUSAL_FAST.search(c.summary) or _RULE_FAST.search(c.summary)
+    ):
         return changed(c, type="DISCOVERY")
     if c.type == "INVESTIGATION" and not (
-        _COMMAND_SPAN.search(c.summary) and _SHOWED.search(c.summary)
+        _COMMAND_SPAN.search(c.summary) and _SHOWED_FAST.search(c.summary)
     ):
         return changed(c, routine="a look around, not a method worth reusing")
     return c
