@@ -124,7 +124,9 @@ def clean(text: str, limit: int, *, secrets: bool = True) -> str:
         text = ANSI.sub("", text)
     if "<" in text:
         text = _TOOL_TAG.sub(" ", DROPPED_BLOCKS.sub(" ", text))
-    return fold(_EMPHASIS.sub("", text), limit)
+    if "*" in text or "#" in text:  # what `_EMPHASIS` needs
+        text = _EMPHASIS.sub("", text)
+    return fold(text, limit)
 
 
 #: Where an error message chains its context ("exec failed: unable to start container
@@ -158,7 +160,7 @@ def short_paths(text: str) -> str:
     """Absolute file paths cut to their last two parts: a lesson names the file, not one
     checkout's folders. A path that does not look like a file's (no extension, three parts
     or fewer: `/internal/settlements/export`) may be a URL route and is left whole."""
-    return _ABSOLUTE.sub(_shortened, text)
+    return _ABSOLUTE.sub(_shortened, text) if "/" in text else text
 
 
 def _shortened(m: re.Match[str]) -> str:

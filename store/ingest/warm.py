@@ -332,6 +332,8 @@ def _resolved(c: Candidate, context: _Context) -> Candidate:
     given the name the session used for them earlier ("the `api-7f9` pod", "the
     `settlement` export"): the reader never saw the session. A noun the session never named
     is left as it is (a component the project knows by that name)."""
+    if "he " not in c.summary:  # what `_BARE_THE` needs
+        return c
     nouns = [m for m in _BARE_THE.finditer(c.summary) if m.group(2) not in _NOT_NAMED]
     if not nouns:
         return c
