@@ -5,7 +5,9 @@ conclusion strategies find the same message, the bar weighs each summary several
 `clause`, `content_words`, `is_narration` and the like are remembered by their arguments.
 `extract_warm` runs inside `session()`, which empties every memo before and after: nothing
 is kept from one session to the next (a long-running worker does not grow, and a benchmark
-that reads the same file twice is not served from the first read).
+that reads the same file twice is not served from the first read). Callers outside a
+session (the pattern classifier and the cold tier's upgrade ask the bar's `judge` about short
+summaries) fill a memo up to `SIZE` entries; the next session empties it.
 """
 
 from __future__ import annotations
