@@ -28,6 +28,8 @@ def _bound(text: str) -> str:
 
 def _clean(text: str) -> str:
     """Replace lone surrogates (valid JSON escapes, invalid UTF-8) so the text can be stored."""
+    if text.isascii():  # no surrogate; much cheaper than encoding
+        return text
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:

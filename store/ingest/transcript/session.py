@@ -55,6 +55,7 @@ class _Session:
         self.session_ids: Counter[str] = Counter()
         self.branch = self.version = ""
         self.first: tuple[datetime, str] | None = None
+        self.last_stamp = ""  # the last stamp `_see_time` was given
         self.last: tuple[datetime, str] | None = None
         self.compactions = 0
         self.skills: list[str] = []
@@ -103,28 +104,60 @@ class _Session:
         elif self.bad:
             self.skipped["bad_field"] += 1
 
+    def _odd(self, value: Any) -> str:
+        """`_str`'s answer for a value that is not exactly a `str` (missing, null, a number)."""
+        if isinstance(value, str):
+            return value
+        if value is not None:
+            self.bad = True
+        return ""
+
     def _envelope(self, record: dict[str, Any], where: _Where) -> _Envelope:
-        stamp = self._str(record, "timestamp")
-        if stamp:
+        # `_str` and `_flag` written out: this runs for every record.
+        get = record.get
+        stamp = get("timestamp", "")
+        if stamp.__class__ is not str:
+            stamp = self._odd(stamp)
+        if stamp and stamp != self.last_stamp:  # the same stamp again changes nothing
             self._see_time(stamp)
-        sidechain = self._flag(record, "isSidechain")
+            self.last_stamp = stamp
+        side = get("isSidechain")
+        if side is not None and side is not True and side is not False:
+            self.bad = True
+        sidechain = side is True
         if where.is_main:
             self._see_main(record, sidechain)
-        agent_id = self._str(record, "agentId") or where.agent_id
-        meta = self._flag(record, "isMeta")
-        return _Envelope(self._str(record, "uuid"), stamp, sidechain, agent_id, meta)
+        agent_id = get("agentId", "")
+        if agent_id.__class__ is not str:
+            agent_id = self._odd(agent_id)
+        meta = get("isMeta")
+        if meta is not None and meta is not True and meta is not False:
+            self.bad = True
+        uuid = get("uuid", "")
+        if uuid.__class__ is not str:
+            uuid = self._odd(uuid)
+        return _Envelope(uuid, stamp, sidechain, agent_id or where.agent_id, meta is True)
 
     def _see_main(self, record: dict[str, Any], sidechain: bool) -> None:
-        cwd = self._str(record, "cwd")
+        get = record.get
+        cwd, sid = get("cwd", ""), get("sessionId", "")
+        branch, version = get("gitBranch", ""), get("version", "")
+        if cwd.__class__ is not str:
+            cwd = self._odd(cwd)
+        if sid.__class__ is not str:
+            sid = self._odd(sid)
+        if branch.__class__ is not str:
+            branch = self._odd(branch)
+        if version.__class__ is not str:
+            version = self._odd(version)
         if cwd:
             self.cwds[cwd] += 1
             if not sidechain:
                 self.main_cwds[cwd] += 1
-        sid = self._str(record, "sessionId")
         if sid:
             self.session_ids[sid] += 1
-        self.branch = self._str(record, "gitBranch") or self.branch
-        self.version = self._str(record, "version") or self.version
+        self.branch = branch or self.branch
+        self.version = version or self.version
 
     def _see_time(self, stamp: str) -> None:
         key = _timestamp_key(stamp)
