@@ -222,6 +222,18 @@ KIND_PREFIXES: tuple[str, ...] = tuple(
 )
 
 
+# `format_spans` finds nothing without a run of `MIN_RUN` token characters or a webhook host.
+_MAY_HOLD = re.compile(
+    "|".join([f"[{_T}]{{{MIN_RUN}}}", *(re.escape(trigger) for trigger, _ in _WEBHOOKS)])
+)
+
+
+def may_hold_format(text: str) -> bool:
+    """False only when `format_spans(text)` yields nothing (a cheap test: one scan, no
+    format tried)."""
+    return _MAY_HOLD.search(text) is not None
+
+
 def format_spans(text: str) -> Iterator[tuple[int, int, str]]:
     """(start, end, kind) of every token in a known credential format, in no fixed order."""
     for found in _RUNS.finditer(text):

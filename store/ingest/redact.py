@@ -45,7 +45,7 @@ from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 from store.ingest.secret_names import is_reference, named_spans
-from store.secret_formats import KIND_PREFIXES, format_spans
+from store.secret_formats import KIND_PREFIXES, format_spans, may_hold_format
 from store.skills.lint import secret_spans
 
 REDACTED = "[REDACTED]"
@@ -155,7 +155,27 @@ _TRIGGERS = (
     "aiza", "k_live_", "private key", "eyj", "://", "secret", "pass", "token", "key", "auth",
     "bearer", "credential", "pw", "sig", "curl", "mysql", "mariadb", "login", "redis-cli",
 )  # fmt: skip
-_TRIGGER = re.compile("|".join(map(re.escape, _TRIGGERS)))  # faster than 29 `in` tests
+
+
+def _alternation(words: tuple[str, ...] | list[str]) -> str:
+    """A regex matching where any of `words` starts, factored by first character
+    (`a(?:iza|kia|uth)|…`): the engine tries one branch per position instead of every word.
+    Only for `search`: a word that is a prefix of another stands for both."""
+    rests: dict[str, list[str]] = {}
+    for word in words:
+        rests.setdefault(word[0], []).append(word[1:])
+    branches = []
+    for first, rest in sorted(rests.items()):
+        if "" in rest:
+            branches.append(re.escape(first))
+        elif len(rest) == 1:
+            branches.append(re.escape(first + rest[0]))
+        else:
+            branches.append(f"{re.escape(first)}(?:{_alternation(rest)})")
+    return "|".join(branches)
+
+
+_TRIGGER = re.compile(_alternation(_TRIGGERS))  # faster than 29 `in` tests or a flat `|`
 
 
 def redact(text: str) -> str:
@@ -163,12 +183,21 @@ def redact(text: str) -> str:
     # A marker can give a rule the context it lacked (`…aAuthorization:` becomes
     # `…]Authorization:`, a word start), so text that changed is redacted again until it
     # stays the same; text without secrets takes one pass.
+    if _quiet(text):
+        return text
     for _ in range(_MAX_PASSES):
         done = _redact_once(text)
         if done == text:
             break
         text = done
     return text
+
+
+def _quiet(text: str) -> bool:
+    """True when `_candidate_spans` can yield nothing, so `redact` leaves `text` as it is:
+    the gates `_candidate_spans` itself applies, without running any rule. Most text the
+    warm tier redacts (one clause at a time) is quiet."""
+    return not may_hold_format(text) and _TRIGGER.search(_lowered(text)) is None
 
 
 def _redact_once(text: str) -> str:
