@@ -43,5 +43,6 @@ def quick_init(cls: type[_T]) -> type[_T]:
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__module__ = cls.__module__
     init.__doc__ = cls.__init__.__doc__
+    init.__annotations__ = dict(cls.__init__.__annotations__)
     setattr(cls, "__init__", init)  # noqa: B010 - mypy refuses assigning a method
     return cls
