@@ -85,13 +85,21 @@ def _iter_records(
     iterator = iter(lines)
     raw = next(iterator, _END)
     number = start_line
+    loads = json.loads
     while raw is not _END:
         following = next(iterator, _END)
-        obj, reason = _decode(raw, following is _END)  # type: ignore[arg-type]
+        try:  # the usual line: `_decode`'s answer without its checks
+            if raw is None or len(raw) > MAX_LINE_BYTES or raw[:1] == b"\xef":  # or a BOM
+                raise ValueError
+            obj, reason = loads(raw.decode("utf-8")), ""
+        except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+            obj, reason = _decode(raw, following is _END)
         if reason:
             skipped[reason] += 1
         elif obj is not _BLANK:
-            record = _classify(obj, skipped)
+            kind = obj.get("type") if obj.__class__ is dict else None
+            used = kind.__class__ is str and kind in USED_TYPES
+            record = obj if used else _classify(obj, skipped)
             if record is not None:
                 record["_file"] = file
                 record["_line"] = number
@@ -100,7 +108,7 @@ def _iter_records(
         number += 1
 
 
-_END = object()  # past the last line
+_END: Any = object()  # past the last line
 _BLANK = object()
 
 

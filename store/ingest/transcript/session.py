@@ -50,9 +50,10 @@ class _Session:
         self.progress: list[_Piece] = []  # held apart until every file is read
         self.file_agents: set[str] = set()  # agents with records in a subagent file
         self.skipped: Counter[str] = Counter()
-        self.cwds: Counter[str] = Counter()
-        self.main_cwds: Counter[str] = Counter()  # outside sidechains: where the user works
-        self.session_ids: Counter[str] = Counter()
+        # Counts in plain dicts (a `Counter`'s `+= 1` costs twice a dict's `get`).
+        self.cwds: dict[str, int] = {}
+        self.main_cwds: dict[str, int] = {}  # outside sidechains: where the user works
+        self.session_ids: dict[str, int] = {}
         self.branch = self.version = ""
         self.first: tuple[datetime, str] | None = None
         self.last_stamp = ""  # the last stamp `_see_time` was given
@@ -96,7 +97,8 @@ class _Session:
             message = self._system(record, env)
         else:
             message = self._summary(record, env)
-        self._count(message)
+        if message is None or self.bad:
+            self._count(message)
 
     def _count(self, message: _Msg | None) -> None:
         if message is None:
@@ -151,11 +153,11 @@ class _Session:
         if version.__class__ is not str:
             version = self._odd(version)
         if cwd:
-            self.cwds[cwd] += 1
+            self.cwds[cwd] = self.cwds.get(cwd, 0) + 1
             if not sidechain:
-                self.main_cwds[cwd] += 1
+                self.main_cwds[cwd] = self.main_cwds.get(cwd, 0) + 1
         if sid:
-            self.session_ids[sid] += 1
+            self.session_ids[sid] = self.session_ids.get(sid, 0) + 1
         self.branch = branch or self.branch
         self.version = version or self.version
 
@@ -458,7 +460,7 @@ class _Session:
         stem = main_file.stem
         if stem in self.session_ids or _is_agent_file(main_file):
             return stem
-        common = self.session_ids.most_common(1)
+        common = Counter(self.session_ids).most_common(1)
         return common[0][0] if common else stem
 
     def finish(
@@ -467,7 +469,7 @@ class _Session:
         """The session; `read`: (absolute path, label) of every file read."""
         self._settle_progress(read)
         built = self._build_messages()
-        project = (self.main_cwds or self.cwds).most_common(1)
+        project = Counter(self.main_cwds or self.cwds).most_common(1)
         return ParsedSession(
             session_id=_clean(session_id),
             project=_clean(project[0][0]) if project else "",
