@@ -222,16 +222,17 @@ KIND_PREFIXES: tuple[str, ...] = tuple(
 )
 
 
-# `format_spans` finds nothing without a run of `MIN_RUN` token characters or a webhook host.
-_MAY_HOLD = re.compile(
-    "|".join([f"[{_T}]{{{MIN_RUN}}}", *(re.escape(trigger) for trigger, _ in _WEBHOOKS)])
-)
-
-
 def may_hold_format(text: str) -> bool:
-    """False only when `format_spans(text)` yields nothing (a cheap test: one scan, no
-    format tried)."""
-    return _MAY_HOLD.search(text) is not None
+    """False only when `format_spans(text)` yields nothing: no run of `MIN_RUN` token
+    characters (the scan `format_spans` starts with, stopped at the first run) and no
+    webhook host."""
+    found = _RUNS.match(text)  # always matches: a run, or the end of the text
+    if found is not None and found.start("run") >= 0:
+        return True
+    return _WEBHOOK_HOSTS.search(text) is not None
+
+
+_WEBHOOK_HOSTS = re.compile("|".join(re.escape(host) for host, _ in _WEBHOOKS))
 
 
 def format_spans(text: str) -> Iterator[tuple[int, int, str]]:

@@ -183,27 +183,28 @@ def redact(text: str) -> str:
     # A marker can give a rule the context it lacked (`…aAuthorization:` becomes
     # `…]Authorization:`, a word start), so text that changed is redacted again until it
     # stays the same; text without secrets takes one pass.
-    if _quiet(text):
+    low = _lowered(text)
+    if _quiet(text, low):
         return text
     for _ in range(_MAX_PASSES):
-        done = _redact_once(text)
+        done = _redact_once(text, low)
         if done == text:
             break
-        text = done
+        text, low = done, _lowered(done)
     return text
 
 
-def _quiet(text: str) -> bool:
+def _quiet(text: str, low: str) -> bool:
     """True when `_candidate_spans` can yield nothing, so `redact` leaves `text` as it is:
-    the gates `_candidate_spans` itself applies, without running any rule. Most text the
-    warm tier redacts (one clause at a time) is quiet."""
-    return not may_hold_format(text) and _TRIGGER.search(_lowered(text)) is None
+    the gates `_candidate_spans` itself applies, without running any rule (`low`:
+    `_lowered(text)`). Most text the warm tier redacts (one clause at a time) is quiet."""
+    return _TRIGGER.search(low) is None and not may_hold_format(text)
 
 
-def _redact_once(text: str) -> str:
+def _redact_once(text: str, low: str) -> str:
+    """One pass of every rule over `text` (`low`: `_lowered(text)`)."""
     if not text:
         return text
-    low = _lowered(text)
     spans = _merged(_candidate_spans(text, low), _markers(text))
     if not spans:
         return text
