@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from textual.binding import Binding
+from textual.keys import key_to_character
 
 #: The groups of the `?` sheet and the README, in the order they are shown.
 GROUPS: tuple[str, ...] = ("Decide", "Go to", "Show", "Focus and move", "Library", "Screens")
@@ -168,3 +169,25 @@ def verb_of(binding: Binding) -> Verb | None:
     """The verb a binding was built for, or None (Textual's own bindings)."""
     name = VERB_OF_ID.get(binding.id or "")
     return VERBS[name] if name is not None else None
+
+
+def key_text(key: str) -> str:
+    """A key as the README and the sheet write it: `+` for `plus`, `esc` for `escape`."""
+    special = {"escape": "esc", "question_mark": "?", "slash": "/", "plus": "+", "minus": "-"}
+    if key in special:
+        return special[key]
+    character = key_to_character(key) if len(key) > 1 else None
+    readable = character is not None and character.isprintable() and not character.isspace()
+    return character if readable and character is not None else key
+
+
+def markdown_table() -> str:
+    """The grammar as the README's key table (a test keeps the two the same)."""
+    lines = ["| Group | Key | Verb | Meaning |", "|---|---|---|---|"]
+    for group in GROUPS:
+        for verb in (v for v in GRAMMAR if v.group == group):
+            keys = " ".join(f"`{key_text(k)}`" for k in verb.keys)
+            if verb.name == "view":
+                keys = "`1`…`9`"
+            lines.append(f"| {group} | {keys} | {verb.name} | {verb.meaning} |")
+    return "\n".join(lines)
