@@ -160,9 +160,9 @@ async def test_question_mark_opens_the_keys_sheet_by_purpose(pilot: Pilot[int]) 
     assert isinstance(pilot.app.screen, ReviewScreen)
     await view(pilot, "3")
     await view(pilot, "question_mark")
-    sheet = pilot.app.screen
-    assert isinstance(sheet, KeysSheet)
-    go_to = {line.keys for line in sheet.lines if line.group == "Go to"}
+    skills_sheet = pilot.app.screen
+    assert isinstance(skills_sheet, KeysSheet)
+    go_to = {line.keys for line in skills_sheet.lines if line.group == "Go to"}
     assert go_to == {"g", "h", "l", "R"}
     await view(pilot, "escape")
     assert isinstance(pilot.app.screen, SkillsScreen)
