@@ -231,6 +231,7 @@ class LibrarianApp(App[int]):
             )
             for row in screen_keys(screen)
         ]
+        lines.append(SheetLine("Screens", "^p", "the command palette: every action here, by name"))
         title = screen.sub_title or self.title
         self.push_screen(KeysSheet(f"Keys · {title}", lines))
 

@@ -149,9 +149,10 @@ class KeyRow:
 
 
 def screen_keys(screen: Screen[Any]) -> list[KeyRow]:
-    """Every key that works on `screen` in its current state (the focused widget's, the
-    screen's, the app's), one row per binding, in the grammar's group order. Keys whose
-    action does not apply here (`check_action` False) are not listed; greyed ones are."""
+    """Every key of the grammar that works on `screen` in its current state (the focused
+    widget's, the screen's, the app's), one row per binding, in the grammar's group order.
+    Keys whose action does not apply here (`check_action` False) are not listed; greyed ones
+    are."""
     rows: dict[tuple[int, str], KeyRow] = {}
     for active in screen.active_bindings.values():
         binding = active.binding
@@ -165,9 +166,9 @@ def screen_keys(screen: Screen[Any]) -> list[KeyRow]:
                 )
             continue
         verb = verb_of(binding)
-        group = verb.group if verb is not None else "Screens"
-        name = verb.name if verb is not None else binding.action
-        rows[slot] = KeyRow(binding, active.node, shown, group, name, active.enabled)
+        if verb is None:  # Textual's own (scrolling, an input's editing keys)
+            continue
+        rows[slot] = KeyRow(binding, active.node, shown, verb.group, verb.name, active.enabled)
     return sorted(rows.values(), key=lambda r: GROUPS.index(r.group))
 
 

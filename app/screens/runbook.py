@@ -92,7 +92,7 @@ class RunbookScreen(LibrarianScreen):
     | a | do the next step (shows what it will do first) |
     | + | start a run for a skill (the name is checked and completes first; an open run reopens) |
     | A | abandon the open run: what it leaves, statuses put back (default) or kept, a reason |
-    | S | open runs only / all runs |
+    | S, esc | open runs only / all runs; all runs again (again: back to the runs) |
     | g, l, h, i | the skill's dependency graph, lineage, health; the Skills screen |
     | tab | between the runs and the steps (the highlighted step's record shows below) |
     """
@@ -116,6 +116,14 @@ class RunbookScreen(LibrarianScreen):
         bind("status", "toggle_all", "All runs", id="runbook.all", tooltip="Open runs only / all"),
         bind("graph", "open('graph')", "Graph", id="runbook.graph", tooltip="The skill's graph"),
         bind("lineage", "open('lineage')", "Lineage", id="runbook.lineage", tooltip="Its lineage"),
+        bind(
+            "clear",
+            "clear",
+            "Clear",
+            show=False,
+            id="runbook.clear",
+            tooltip="All runs again (again: back to the runs)",
+        ),
         bind(
             "health",
             "open('health')",
@@ -411,6 +419,13 @@ class RunbookScreen(LibrarianScreen):
     def action_toggle_all(self) -> None:
         self.show_all = not self.show_all
         self.load_runs(self.run.run_id if self.run else None)
+
+    def action_clear(self) -> None:
+        """Every run again (the filter cleared); when it was, back to the runs."""
+        if not self.show_all:
+            self.action_toggle_all()
+        else:
+            self.query_one("#run-table", DataTable).focus()
 
     def action_open(self, mode: str) -> None:
         """Another screen (graph, lineage, health, skills) on the run's skill."""

@@ -300,3 +300,32 @@ async def test_go_to_keys_act_on_the_focused_suggestion(pilot: Pilot[int]) -> No
     await settle(pilot)
     await view(pilot, "h")
     assert pilot.app.screen.name == "health"
+
+
+async def test_escape_clears_the_skills_filter_and_task_from_the_list(pilot: Pilot[int]) -> None:
+    await view(pilot, "3")
+    skills = pilot.app.screen
+    assert isinstance(skills, SkillsScreen)
+    await view(pilot, "slash")
+    await pilot.press(*"kube")
+    await view(pilot, "enter")  # the filter is applied, the list has the focus
+    table = skills.query_one(SkillTable)
+    assert table.has_focus
+    narrowed = len(table.rows)
+    await view(pilot, "escape")  # from the list: the filter is cleared all the same
+    assert skills.query_one("#filter", Input).value == ""
+    assert len(table.rows) > narrowed
+
+
+async def test_a_remapped_go_to_key_keeps_working(pilot: Pilot[int]) -> None:
+    pilot.app.set_keymap({"skills.lineage": "L"})
+    await view(pilot, "3")
+    await view(pilot, "l")  # no longer bound
+    assert isinstance(pilot.app.screen, SkillsScreen)
+    await view(pilot, "L")
+    assert pilot.app.screen.name == "lineage"
+    await view(pilot, "3")
+    await view(pilot, "question_mark")
+    sheet = pilot.app.screen
+    assert isinstance(sheet, KeysSheet)
+    assert "L" in {line.keys for line in sheet.lines if line.group == "Go to"}

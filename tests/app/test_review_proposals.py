@@ -1,4 +1,4 @@
-"""Relation proposals in the review queue (R), driven with Pilot through the app factory over
+"""Relation proposals in the review queue (C), driven with Pilot through the app factory over
 a copy of the demo into which sessions that use two pairs of skills together were ingested;
 and `librarian proposals` on the same library."""
 
@@ -101,7 +101,7 @@ def computed(library: Library) -> list[tuple[str, str, str]]:
 async def test_proposals_are_listed_accepted_and_rejected(
     pilot: Pilot[int], library: Library
 ) -> None:
-    assert "2 relations proposed (R)" in status(pilot)
+    assert "2 relations proposed (C)" in status(pilot)
     await pilot.press("C")
     await settle(pilot)
     screen = review(pilot)

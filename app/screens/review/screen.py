@@ -73,14 +73,14 @@ class ReviewScreen(LibrarianScreen):
             "approve",
             "Approve",
             id="review.approve",
-            tooltip="Approve the node (or every marked node), then go to the next",
+            tooltip="Approve what is under the cursor (or every marked node), then the next",
         ),
         bind(
             "reject",
             "reject",
             "Reject",
             id="review.reject",
-            tooltip="Reject the node (or every marked node) with an optional reason",
+            tooltip="Reject what is under the cursor (or every marked node), with a reason",
         ),
         bind("edit", "edit", "Edit", id="review.edit", tooltip="Rewrite the node's summary"),
         bind(
