@@ -82,7 +82,9 @@ class LibrarianApp(App[int]):
             id="app.help",
             tooltip="This screen's keys, grouped by purpose",
         ),
-        bind("quit", "quit", "Quit", id="app.quit", tooltip="Quit"),
+        # Out of the footer too (`?` lists it; ctrl+q quits as well): the screens' keys need
+        # the room, at most seven in all.
+        bind("quit", "quit", "Quit", show=False, id="app.quit", tooltip="Quit"),
     ]
 
     def __init__(

@@ -130,10 +130,10 @@ async def test_review_footer_follows_the_list_shown(pilot: Pilot[int]) -> None:
     review = pilot.app.screen
     assert isinstance(review, ReviewScreen)
     keys = active_keys(pilot)
-    for key in "axesun":  # the decisions on a node, all shown in the footer
+    for key in "axesun":  # the decisions on a node work
         assert keys[key] is True, key
     shown = {b.key for b in review.BINDINGS if isinstance(b, Binding) and b.show}
-    assert {"a", "x", "e", "s", "u", "n"} <= shown
+    assert {"a", "x", "e", "s", "p", "u"} <= shown
     await view(pilot, "D")  # the drafts: editing a summary or its scope means nothing here
     keys = active_keys(pilot)
     assert "e" not in keys
@@ -143,6 +143,18 @@ async def test_review_footer_follows_the_list_shown(pilot: Pilot[int]) -> None:
     await view(pilot, "D")
     assert "K" not in active_keys(pilot)
     assert "e" in active_keys(pilot)
+
+
+async def test_every_footer_shows_at_most_seven_keys(pilot: Pilot[int]) -> None:
+    for number in "123456789":
+        await view(pilot, number)
+        shown = {
+            a.binding.id or a.binding.action
+            for a in pilot.app.screen.active_bindings.values()
+            if a.binding.show
+        }
+        assert "app.help" in shown, number
+        assert len(shown) <= 7, (number, shown)
 
 
 async def test_question_mark_opens_the_keys_sheet_by_purpose(pilot: Pilot[int]) -> None:

@@ -66,8 +66,8 @@ class ReviewScreen(LibrarianScreen):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        # The footer shows the decisions that apply to the shown list (`check_action`); the
-        # filters and lists are on `?` and in the palette.
+        # The footer shows the decisions that apply to the shown list (`check_action`); skip,
+        # the filters and the lists are on `?` and in the palette.
         bind(
             "approve",
             "approve",
@@ -109,6 +109,7 @@ class ReviewScreen(LibrarianScreen):
             "skip",
             "skip",
             "Skip",
+            show=False,  # seven keys fit the footer: `?` lists the others
             id="review.skip",
             tooltip="Leave this node pending and go to the next pending one",
         ),
