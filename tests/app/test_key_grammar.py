@@ -314,6 +314,25 @@ async def test_go_to_keys_act_on_the_focused_suggestion(pilot: Pilot[int]) -> No
     assert pilot.app.screen.name == "health"
 
 
+async def test_escape_clears_the_kind_of_patterns_and_the_open_runs_filter(
+    pilot: Pilot[int],
+) -> None:
+    await view(pilot, "6")
+    patterns = pilot.app.screen
+    kind = patterns.query_one("#kind-filter", Select)
+    await view(pilot, "f")
+    assert kind.value != ""
+    await view(pilot, "escape")
+    assert kind.value == ""
+    await view(pilot, "8")
+    runbook = pilot.app.screen
+    assert getattr(runbook, "show_all", None) is True
+    await view(pilot, "S")  # open runs only
+    assert getattr(runbook, "show_all", None) is False
+    await view(pilot, "escape")
+    assert getattr(runbook, "show_all", None) is True
+
+
 async def test_escape_clears_the_skills_filter_and_task_from_the_list(pilot: Pilot[int]) -> None:
     await view(pilot, "3")
     skills = pilot.app.screen
