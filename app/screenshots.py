@@ -157,7 +157,7 @@ async def review_detail(pilot: Pilot[Any]) -> None:
 async def review_suppressed(pilot: Pilot[Any]) -> None:
     """The nodes the knowledge bar kept out, each with its reason, grouped by session."""
     await review(pilot)
-    await pilot.press("S", "g")
+    await pilot.press("S", "G")
     await settle(pilot)
 
 
@@ -175,7 +175,7 @@ async def session_dag(pilot: Pilot[Any]) -> None:
     biggest = max(app.library.sessions(), key=lambda s: (s.node_count, s.session_id))
     await app.open_session(biggest.session_id)
     await settle(pilot)
-    await pilot.press("h", "down", "down", "c")
+    await pilot.press("H", "down", "down", "right")
     await settle(pilot)
 
 

@@ -15,13 +15,14 @@ from typing import ClassVar
 
 from rich.segment import Segment
 from rich.style import Style
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.message import Message
 from textual.strip import Strip
 
 from store.models import BlastRadius, Dependency, Dependent, GraphFocus
 from store.text import one_line
 from widgets.graph_style import glyph, status_style
+from widgets.keys import bind
 from widgets.line_table import LineTable, fit, navigation_bindings
 
 #: Widths of the relation and status columns; the name takes the rest.
@@ -118,8 +119,8 @@ class GraphList(LineTable[GraphRow, str]):
             first="First skill",
             last="Last skill",
         ),
-        Binding(
-            "enter",
+        bind(
+            "open",
             "select",
             "Centre",
             show=False,

@@ -15,13 +15,14 @@ from typing import ClassVar
 
 from rich.segment import Segment
 from rich.style import Style
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.message import Message
 from textual.strip import Strip
 
 from store.models import HEALTH_VERDICTS, SkillHealth
 from store.text import one_line
 from widgets.graph_style import status_style, verdict_style
+from widgets.keys import bind
 from widgets.line_table import Column, LineTable, fit, fit_cell, navigation_bindings
 
 SPARKS = "▁▂▃▄▅▆▇█"
@@ -98,8 +99,8 @@ class HealthTable(LineTable[SkillHealth, int]):
             first="Worst skill",
             last="Last skill",
         ),
-        Binding(
-            "enter",
+        bind(
+            "open",
             "select",
             "Detail",
             show=False,

@@ -12,23 +12,25 @@ from typing import Any, ClassVar, Generic, TypeVar
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.geometry import Size
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from widgets.keys import bind
+
 RowT = TypeVar("RowT")
 KeyT = TypeVar("KeyT")
 
-#: (keys, action, description, id suffix) of the navigation bindings, in help-panel order.
-_NAVIGATION: tuple[tuple[str, str, str, str], ...] = (
-    ("up,k", "cursor_up", "Up", "up"),
-    ("down,j", "cursor_down", "Down", "down"),
-    ("pageup", "page_up_rows", "Page up", "page_up"),
-    ("pagedown", "page_down_rows", "Page down", "page_down"),
-    ("home", "first", "First", "first"),
-    ("end", "last", "Last", "last"),
+#: (action, description, verb: also the id suffix) of the navigation bindings, in help order.
+_NAVIGATION: tuple[tuple[str, str, str], ...] = (
+    ("cursor_up", "Up", "up"),
+    ("cursor_down", "Down", "down"),
+    ("page_up_rows", "Page up", "page_up"),
+    ("page_down_rows", "Page down", "page_down"),
+    ("first", "First", "first"),
+    ("last", "Last", "last"),
 )
 
 
@@ -50,10 +52,8 @@ def navigation_bindings(prefix: str, **tooltips: str) -> list[BindingType]:
     """The cursor bindings, with ids `{prefix}.up` … `{prefix}.last` and tooltips by id suffix
     (`up=…`, `page_down=…`); the keys are hidden from the footer."""
     return [
-        Binding(
-            keys, action, text, show=False, id=f"{prefix}.{name}", tooltip=tooltips.get(name, "")
-        )
-        for keys, action, text, name in _NAVIGATION
+        bind(name, action, text, show=False, id=f"{prefix}.{name}", tooltip=tooltips.get(name, ""))
+        for action, text, name in _NAVIGATION
     ]
 
 

@@ -8,11 +8,12 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.style import Style
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.message import Message
 
 from store.models import SKILL_STATUSES, LineageVersion
 from store.text import one_line
+from widgets.keys import bind
 from widgets.line_table import Column, LineTable, navigation_bindings
 from widgets.lineage_text import when
 
@@ -47,8 +48,8 @@ class LineageVersions(LineTable[LineageVersion, int]):
             first="Newest version",
             last="First version",
         ),
-        Binding(
-            "enter",
+        bind(
+            "open",
             "select",
             "Read diff",
             show=False,

@@ -18,12 +18,13 @@ from typing import Any, ClassVar
 
 from rich.segment import Segment
 from rich.style import Style
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.message import Message
 from textual.strip import Strip
 
 from store.models import NODE_TYPES, Node
 from store.text import one_line
+from widgets.keys import bind
 from widgets.line_table import Column, LineTable, fit, fit_cell, navigation_bindings, pad
 
 #: The columns; the flags (marked, busy, status) and the age follow the table's state
@@ -82,23 +83,23 @@ class NodeTable(LineTable[Node, str]):
             first="First node",
             last="Last node",
         ),
-        Binding(
-            "m",
+        bind(
+            "mark",
             "toggle_mark",
             "Mark",
             show=False,
             id="nodes.mark",
             tooltip="Mark or unmark this node; a decision applies to every marked node",
         ),
-        Binding(
-            "ctrl+a",
+        bind(
+            "mark_all",
             "mark_all",
             "Mark all",
             show=False,
             id="nodes.mark_all",
             tooltip="Mark every node in the list (again: unmark them all)",
         ),
-        Binding("enter", "select", "Open", show=False, id="nodes.select", tooltip="Open the node"),
+        bind("open", "select", "Open", show=False, id="nodes.select", tooltip="Open the node"),
     ]
 
     COMPONENT_CLASSES = {

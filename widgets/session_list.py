@@ -6,11 +6,12 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.style import Style
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.message import Message
 
 from store.models import SessionSummary
 from store.text import one_line
+from widgets.keys import bind
 from widgets.line_table import Column, LineTable, navigation_bindings
 
 COLUMNS: tuple[Column[SessionSummary], ...] = (
@@ -45,8 +46,8 @@ class SessionList(LineTable[SessionSummary, str]):
             first="Newest",
             last="Oldest",
         ),
-        Binding(
-            "enter",
+        bind(
+            "open",
             "select",
             "Open",
             show=False,

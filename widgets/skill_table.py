@@ -6,11 +6,12 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.style import Style
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.message import Message
 
 from store.models import SkillSummary
 from store.text import home_relative, one_line
+from widgets.keys import bind
 from widgets.line_table import Column, LineTable, navigation_bindings
 
 COLUMNS: tuple[Column[SkillSummary], ...] = (
@@ -40,7 +41,7 @@ class SkillTable(LineTable[SkillSummary, int]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         *navigation_bindings("table"),
-        Binding("enter", "select", "Open", show=False, id="table.select"),
+        bind("open", "select", "Open", show=False, id="table.select"),
     ]
 
     COMPONENT_CLASSES = {

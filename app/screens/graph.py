@@ -3,8 +3,8 @@ blast radius counted and the graph problems that touch it (middle, with the skil
 related to it below), and everything that depends on it, transitively, as a tree (right).
 
 Enter on any listed skill centres the graph on it (backspace goes back); `/` jumps to any
-skill through a search that LIMITs its query; `a` / `x` add or remove a hand-made relation;
-`h`, `l`, `R` open the Health, Lineage and Runbook screens on the centred skill, `s` the
+skill through a search that LIMITs its query; `+` / `-` add or remove a hand-made relation;
+`h`, `l`, `R` open the Health, Lineage and Runbook screens on the centred skill, `i` the
 Skills screen. Opened without a skill it centres on the deprecated skill with the largest
 blast radius (else the first skill by name).
 
@@ -22,7 +22,7 @@ from typing import ClassVar
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Footer, Header, Static
@@ -38,6 +38,7 @@ from store.models import GraphFocus
 from store.text import one_line
 from widgets.graph_card import GraphCard, plural, radius_summary
 from widgets.graph_list import GraphList, GraphRow, dependency_rows, dependent_rows, related_rows
+from widgets.keys import bind
 
 #: How many centres `backspace` can go back through.
 HISTORY = 100
@@ -71,65 +72,64 @@ class GraphScreen(LibrarianScreen):
     | up / down, left / right | move in a column, to the next column |
     | enter, backspace | centre on the highlighted skill, go back |
     | / | jump to any skill |
-    | a, x | add a hand-made relation, remove the highlighted one |
-    | h, l, R, s | the centred skill in Health, Lineage, Runbook, Skills |
+    | +, - (delete) | add a hand-made relation, remove the highlighted one |
+    | h, l, R, i | the centred skill in Health, Lineage, Runbook, Skills |
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("slash", "pick", "Jump", id="graph.pick", tooltip="Centre on any skill (search)"),
-        Binding(
-            "backspace",
+        bind("filter", "pick", "Jump", id="graph.pick", tooltip="Centre on any skill (search)"),
+        bind(
+            "back",
             "back",
             "Back",
             id="graph.back",
             tooltip="Back to the skill centred before",
         ),
-        Binding(
-            "a",
+        bind(
+            "new",
             "relate",
             "Relate",
             id="graph.relate",
             tooltip="Add a hand-made relation from the centred skill (requires, extends, …)",
         ),
-        Binding(
-            "x",
+        bind(
+            "remove",
             "unrelate",
             "Unrelate",
             id="graph.unrelate",
             tooltip="Remove the highlighted hand-made relation (left column)",
         ),
-        Binding(
-            "h",
+        bind(
+            "health",
             "open('health')",
             "Health",
             id="graph.health",
             tooltip="The centred skill's health (runs, failures, drift)",
         ),
-        Binding(
-            "l",
+        bind(
+            "lineage",
             "open('lineage')",
             "Lineage",
-            show=False,
             id="graph.lineage",
             tooltip="The centred skill's versions, history and provenance",
         ),
-        Binding(
-            "R",
+        bind(
+            "runbook",
             "open('runbook')",
             "Runbook",
             show=False,
             id="graph.runbook",
             tooltip="The retirement runbook for the centred skill",
         ),
-        Binding(
-            "s",
+        bind(
+            "info",
             "skills",
             "Skills",
             show=False,
             id="graph.skills",
             tooltip="Show the centred skill on the Skills screen",
         ),
-        Binding(
+        bind(
             "left",
             "column(-1)",
             "Column left",
@@ -137,7 +137,7 @@ class GraphScreen(LibrarianScreen):
             id="graph.left",
             tooltip="To the column on the left",
         ),
-        Binding(
+        bind(
             "right",
             "column(1)",
             "Column right",

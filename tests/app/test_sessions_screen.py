@@ -92,7 +92,7 @@ async def test_type_filter_and_arcs(pilot: Pilot[int]) -> None:
     assert 0 < len(graph.rows) < everything
 
     assert not graph.highlight_arcs
-    await pilot.press("h")
+    await pilot.press("H")
     await settle(pilot)
     assert graph.highlight_arcs
     assert "dead end → solution paths" in status(pilot)
