@@ -339,9 +339,23 @@ def episodes(found: Sequence[Action]) -> Iterator[Episode]:
             else:
                 open_[key] = Episode(action.target, [action])
                 started.append(open_[key])
-        elif key in open_:
+        elif key in open_ and not still_fails(action, open_[key].failures[-1].result.text):
             open_.pop(key).success = action
     yield from started
+
+
+def still_fails(action: Action, failed_with: str) -> bool:
+    """Whether a run on a failing target that no flag marked as failed still carries the
+    failure in its output: its exit status came from the pipe's last stage (`… | tail`,
+    `| grep`, `| tee`) or a `|| true`, not from the command. It shows a compiler's, a test
+    runner's or a runtime's failure, or the class of the error it had failed with (`error
+    TS2307`, `ModuleNotFoundError`) where no closing count of passes says otherwise; then
+    it is no success and closes nothing."""
+    output = action.result.text
+    if _output_failed(output):
+        return True
+    named = snippets.error_class(failed_with)
+    return bool(named) and named in output and not _all_passed(snippets.quiet(output)[-4000:])
 
 
 def _installs(action: Action) -> bool:

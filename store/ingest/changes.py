@@ -428,10 +428,7 @@ _SCRIPT = re.compile(
 )
 
 
-_ERROR_NAME = re.compile(
-    r"\b(?:error[ \t]*(?:TS|CS|C)\d{3,5}|E\d{4}|[A-Z]\w*(?:Error|Exception))\b"
-    r"|\bE(?!RRORS?\b)[A-Z]{3,}\b"
-)
+_ERROR_NAME = snippets.ERROR_NAME
 
 
 def _join(parts: Sequence[str]) -> str:

@@ -11,7 +11,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from store.ingest import snippets, statements
-from store.ingest.actions import EDIT_TOOLS, Action
+from store.ingest.actions import EDIT_TOOLS, Action, still_fails
 from store.ingest.actions import actions as tool_calls
 from store.ingest.candidates import Candidate
 from store.models import TranscriptMessage
@@ -92,7 +92,7 @@ class _Evidence:
         edits: list[tuple[int, str]] = []
         edited: list[tuple[int, str]] = []
         runs: dict[int, Action] = {}
-        failed: set[str] = set()
+        failed: dict[str, str] = {}  # target -> the output it last failed with
         closed: set[int] = set()
         for a in actions:
             if a.tool.name in EDIT_TOOLS:
@@ -110,9 +110,9 @@ class _Evidence:
             if a.command:
                 runs[a.done_pos] = a
                 if a.failed and not a.routine:
-                    failed.add(a.target)
-                elif a.target in failed:
-                    failed.discard(a.target)
+                    failed[a.target] = a.result.text
+                elif a.target in failed and not still_fails(a, failed[a.target]):
+                    del failed[a.target]
                     closed.add(a.done_pos)
         return cls(tuple(outputs), runs, tuple(edits), frozenset(closed), tuple(edited))
 

@@ -28,7 +28,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from store.ingest import bar, snippets, statements
+from store.ingest import bar, shapes, snippets, statements
 from store.ingest.actions import (
     _SPEAKER,
     _STATES,
@@ -62,6 +62,7 @@ from store.ingest.failure_bar import (
     _SEVERAL_STEPS_FIX,
     _edited,
     _hygiene,
+    _installed_at_once,
     _narrowed,
     _own_test,
     _own_tests_only,
@@ -105,6 +106,10 @@ def candidates(
         why = why or _told(episode)
         if why:  # the failure is no lesson; what made it pass may still be one
             dead_ends = [replace(d, routine=d.routine or why) for d in dead_ends]
+        set_up = _installed_at_once(episode, found)
+        if set_up:  # a dependency installed at once: neither the failure nor its fix is a lesson
+            dead_ends = [replace(d, routine=d.routine or set_up) for d in dead_ends]
+            fix = replace(fix, routine=fix.routine or set_up) if fix is not None else None
         slip = _slip(episode)
         if slip:  # neither the failure nor its fix is a lesson
             dead_ends = [replace(d, routine=d.routine or slip) for d in dead_ends]
@@ -244,6 +249,8 @@ def dead_end(episode: Episode) -> Candidate | None:
     cause = "" if first.wanted else _diagnosis(last.said_next) or _late_cause(last, line)
     if cause and bar.novelty(bar.content_words(cause), set(bar.content_words(gist))) < 0.5:
         cause = ""  # it only repeats the error
+    if cause and _replaced(cause, last):
+        cause = ""  # the agent named another cause later: not its final belief
     if cause and bar.session_voice(cause):
         cause = ""  # "we are in the wrong folder": the session's voice, not a cause to keep
     if cause:  # room for it: the error's gist is shortened
@@ -256,6 +263,17 @@ def dead_end(episode: Episode) -> Candidate | None:
         routine=first.wanted or _glue(line, first) or _bare(line, cause), cause=cause,
         unproven=unclear,
     )  # fmt: skip
+
+
+def _replaced(cause: str, failure: Action) -> bool:
+    """Whether a message of the agent's after the one that stated `cause`, before the user
+    speaks again, names "the real cause" instead: the cause was not its final belief."""
+    if shapes.REPLACED_CAUSE.search(cause):
+        return False  # it is the replacement itself
+    key = " ".join(cause.split()[:4])
+    said = failure.said_later
+    source = next((i for i, m in enumerate(said) if key in " ".join(m.text.split())), -1)
+    return any(shapes.REPLACED_CAUSE.search(m.text[:2000]) for m in said[source + 1 :])
 
 
 #: Steps of a command line that only glue others together (print, move, wait, set up).

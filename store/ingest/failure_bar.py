@@ -23,6 +23,7 @@ from store.ingest.actions import (
     _program_of,
 )
 from store.ingest.candidates import Candidate
+from store.ingest.changes import _names_package, needed
 
 
 @dataclass(frozen=True, slots=True)
@@ -408,3 +409,39 @@ def _told(episode: Episode) -> str:
     if len(words) < 2 or " ".join(words) not in said:
         return ""
     return f"the error said to run `{' '.join(words)}`, and that fixed it"
+
+
+#: Why a missing dependency installed at once is no lesson.
+INSTALLED_AT_ONCE = (
+    "a missing package or program that the very next action installed, after which the"
+    " command worked (routine set-up)"
+)
+
+
+def _installed_at_once(episode: Episode, found: Sequence[Action]) -> str:
+    """Why an episode is routine set-up ("" when it is not): its error says a module,
+    package or program is missing, the very next action of its stream installs exactly that,
+    the next attempt on the target works, and no later failure says it is missing again.
+    A fix that was no install (running inside a virtualenv or a container) stays a lesson."""
+    first, success = episode.failures[0], episode.success
+    if success is None or len(episode.failures) != 1:
+        return ""
+    missing = needed(first.result.text)
+    if not missing:
+        return ""
+    after = [a for a in found if a.stream == first.stream and a.pos > first.pos]
+    following = next((a for a in after if a.harness is None), None)
+    if (
+        following is None
+        or following.failed
+        or not _installs(following)
+        or not _names_package(following.command, missing)
+    ):
+        return ""
+    runs = [a for a in after if a.command and not _installs(a) and a.pos < success.pos]
+    if any(a.target == first.target for a in runs):
+        return ""  # the target was tried again in between: more than the install happened
+    again = (a for a in found if a.failed and (a.stream, a.pos) > (success.stream, success.pos))
+    if any(needed(a.result.text) == missing for a in again):
+        return ""  # it recurs: the environment keeps losing it
+    return INSTALLED_AT_ONCE

@@ -439,3 +439,21 @@ def trimmed(text: str, start: int, end: int) -> tuple[int, int] | None:
     while end > start and text[end - 1].isspace():
         end -= 1
     return (start, min(end, start + EVIDENCE_CHARS)) if end > start else None
+
+
+#: An error's class or code as compilers, runtimes and tools print it (`error TS2307`,
+#: `E0432`, `ModuleNotFoundError`, `ENOENT`).
+ERROR_NAME = re.compile(
+    r"\b(?:error[ \t]*(?:TS|CS|C)\d{3,5}|E\d{4}|[A-Z]\w*(?:Error|Exception))\b"
+    r"|\bE(?!RRORS?\b)[A-Z]{3,}\b"
+)
+
+
+def error_class(output: str) -> str:
+    """The class or code of the error in the line that carries a failure ("" when it names
+    none): what a later run's output must not carry again to count as a success."""
+    span = error_gist(output)
+    if span is None:
+        return ""
+    named = ERROR_NAME.search(output[span[0] : span[1]])
+    return named.group(0) if named else ""

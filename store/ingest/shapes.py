@@ -427,6 +427,13 @@ CAUSE_FRAME = re.compile(
     r"|(?:issue|problem|cause|culprit|bug)\s+(?:is|was|here is|here was)\b)",
     re.IGNORECASE,
 )
+#: A later sentence that replaces a cause stated before: the agent naming "the real cause"
+#: outright ("the actual problem was …", "actually, the issue is …").
+REPLACED_CAUSE = re.compile(
+    r"\b(?:the (?:real|actual|underlying|true) (?:root )?(?:issue|problem|cause|culprit|bug"
+    r"|reason)|actually,? the (?:issue|problem|cause|bug))\b",
+    re.IGNORECASE,
+)
 #: A finding as a linter or compiler reports it: a file and line, then the message
 #: ("`server.go:224` - Should use tagged switch", "src/a.ts:12:5: error …").
 _COPIED_FINDING = re.compile(

@@ -14,7 +14,9 @@ from functools import lru_cache
 
 from store.ingest.memo import per_session
 from store.ingest.output import ANSI, DROPPED_BLOCKS, EVIDENCE_CHARS
+from store.ingest.output import ERROR_NAME as ERROR_NAME
 from store.ingest.output import ends_at_prompt as ends_at_prompt
+from store.ingest.output import error_class as error_class
 from store.ingest.output import error_gist as error_gist
 from store.ingest.output import line_end as line_end
 from store.ingest.output import output_line as output_line

@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from store.ingest import bar, shapes, statements
+from store.ingest import bar, shapes, snippets, statements
 from store.ingest.candidates import Candidate
 from store.ingest.context import _Context, _Evidence, _head
 
@@ -48,7 +48,81 @@ def _revise(judged: dict[int, Candidate], context: _Context) -> dict[int, Candid
             judged[key] = replace(c, suppressed="the user's next message says it still fails")
         elif c.type == "DISCOVERY" and c.strategy != "episode" and _revised(c, context):
             judged[key] = replace(c, suppressed=_TAKEN_BACK_REASON)
+        elif c.type == "DISCOVERY" and c.strategy != "episode" and _blames(c):
+            why = _superseded(c, context) or _unverified(c, context)
+            judged[key] = replace(c, suppressed=why) if why else c
     return judged
+
+
+def _blames(c: Candidate) -> bool:
+    """Whether a statement names the cause of something ("The root cause: …", "The problem
+    is …", "… was caused by …")."""
+    return bool(
+        shapes.CAUSE_FRAME.search(c.summary)
+        or shapes.CAUSE_FRAME.search(c.evidence.lstrip("#*->• \t"))
+        or _ROOT_CAUSE.search(c.summary)
+    )
+
+
+_SUPERSEDE_WINDOW = 80  # messages after a stated cause in which a later one replaces it
+def _superseded(c: Candidate, context: _Context) -> str:
+    """Why a stated cause is not the session's final belief ("" when it is): later in its
+    stream the agent names "the real cause", or states another cause after the command it
+    explained failed again. The later statement, if it passes the bar, is the one kept."""
+    messages = context.streams[c.stream]
+    runs = context.evidence(c.stream).runs
+    failed_again = False
+    for pos in range(c.pos + 1, min(len(messages), c.pos + 1 + _SUPERSEDE_WINDOW)):
+        run = runs.get(pos)
+        if run is not None and run.failed and not run.routine:
+            failed_again = True
+        later = messages[pos]
+        if later.role != "assistant" or not later.text or not statements.is_reasoning(later):
+            continue
+        if shapes.REPLACED_CAUSE.search(later.text[:2000]):
+            return "a later statement names the real cause instead (a belief it gave up)"
+        if failed_again and _states_cause(later.text):
+            return "the command failed again and the agent stated another cause (superseded)"
+    return ""
+
+
+def _states_cause(text: str) -> bool:
+    """Whether one of the first sentences of a message states a cause in a frame."""
+    for count, (lo, hi) in enumerate(snippets.sentence_spans(text)):
+        if count >= 6:
+            return False
+        if shapes.CAUSE_FRAME.search(statements.clause(text[lo:hi])):
+            return True
+    return False
+
+
+def _unverified(c: Candidate, context: _Context) -> str:
+    """Why nothing bears out a stated cause ("" when something does): a command that was
+    failing when the agent stated it never passed after; or no command of the project's
+    passed after it (the session ends, or only edits follow) and the output before it does
+    not show what it names, nor had a failing command just passed."""
+    evidence = context.evidence(c.stream)
+    failing: set[str] = set()
+    for pos, run in sorted(evidence.runs.items()):
+        if pos >= c.pos:
+            break
+        if run.failed and not run.routine:
+            failing.add(run.target)
+        elif pos in evidence.closed:
+            failing.discard(run.target)
+    later = [(pos, run) for pos, run in evidence.runs.items() if pos > c.pos]
+    if failing:
+        if any(pos in evidence.closed and run.target in failing for pos, run in later):
+            return ""
+        return "a cause the session never bore out: what it explains never passed after"
+    messages = context.streams[c.stream]
+    if any(not run.failed and not run.routine for _, run in later):
+        return ""  # a command of the project's ran and passed after it
+    if evidence.last_run(messages, c.pos) in evidence.closed:
+        return ""  # it explains why a command that had failed just passed
+    if _cause_borne_out(evidence, _named_things(c.summary), c.pos):
+        return ""  # the output before it shows what it names
+    return "a cause stated as the session ends: nothing after it bears it out"
 
 
 #: The agent taking back what it just concluded ("Actually, …", "the real issue is …",

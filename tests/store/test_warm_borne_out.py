@@ -35,6 +35,7 @@ def test_a_stated_cause_before_any_change_is_read_as_any_conclusion() -> None:
     t = Transcript()
     t.run("Bash", "invoice.py:12: def render_invoice(order):", command="grep -n def invoice.py")
     t.say(CAUSE)
+    t.run("Bash", "3 passed in 0.4s", command="pytest tests/billing")  # what bears it out
     assert not only(t.extract(), "DISCOVERY").suppressed
 
 
