@@ -65,17 +65,20 @@ def _blames(c: Candidate) -> bool:
 
 
 _SUPERSEDE_WINDOW = 80  # messages after a stated cause in which a later one replaces it
+
+
 def _superseded(c: Candidate, context: _Context) -> str:
     """Why a stated cause is not the session's final belief ("" when it is): later in its
     stream the agent names "the real cause", or states another cause after the command it
     explained failed again. The later statement, if it passes the bar, is the one kept."""
     messages = context.streams[c.stream]
     runs = context.evidence(c.stream).runs
+    explained = _failing_at(c, context)  # what the cause was about, when something failed
     failed_again = False
     for pos in range(c.pos + 1, min(len(messages), c.pos + 1 + _SUPERSEDE_WINDOW)):
         run = runs.get(pos)
         if run is not None and run.failed and not run.routine:
-            failed_again = True
+            failed_again = failed_again or not explained or run.target in explained
         later = messages[pos]
         if later.role != "assistant" or not later.text or not statements.is_reasoning(later):
             continue
@@ -96,20 +99,32 @@ def _states_cause(text: str) -> bool:
     return False
 
 
-def _unverified(c: Candidate, context: _Context) -> str:
-    """Why nothing bears out a stated cause ("" when something does): a command that was
-    failing when the agent stated it never passed after; or no command of the project's
-    passed after it (the session ends, or only edits follow) and the output before it does
-    not show what it names, nor had a failing command just passed."""
+_FAILING_WINDOW = 40  # messages before a stated cause whose open failures it may explain
+
+
+def _failing_at(c: Candidate, context: _Context) -> set[str]:
+    """The targets of the project's commands that failed shortly before a statement and had
+    not passed since (what a cause stated then explains)."""
     evidence = context.evidence(c.stream)
     failing: set[str] = set()
     for pos, run in sorted(evidence.runs.items()):
         if pos >= c.pos:
             break
         if run.failed and not run.routine:
-            failing.add(run.target)
+            if pos >= c.pos - _FAILING_WINDOW:
+                failing.add(run.target)
         elif pos in evidence.closed:
             failing.discard(run.target)
+    return failing
+
+
+def _unverified(c: Candidate, context: _Context) -> str:
+    """Why nothing bears out a stated cause ("" when something does): a command that was
+    failing when the agent stated it never passed after; or no command of the project's
+    passed after it (the session ends, or only edits follow) and the output before it does
+    not show what it names, nor had a failing command just passed."""
+    evidence = context.evidence(c.stream)
+    failing = _failing_at(c, context)
     later = [(pos, run) for pos, run in evidence.runs.items() if pos > c.pos]
     if failing:
         if any(pos in evidence.closed and run.target in failing for pos, run in later):

@@ -113,6 +113,26 @@ def test_a_cause_stated_as_the_session_ends_is_kept_out() -> None:
     )
 
 
+def test_an_old_failure_far_before_a_cause_does_not_make_it_unverified() -> None:
+    t = Transcript()
+    t.run("Bash", "Error: connect ECONNREFUSED 127.0.0.1:5432", error=True, command="make seed")
+    t.filler(45)  # long ago, and never retried: the later cause is not about it
+    t.run("Bash", "settings.py:4: ENV = os.environ['APP_ENV']\nconftest.py:2: APP_ENV",
+          command="rg -n APP_ENV")  # fmt: skip
+    t.say(CAUSE_A)
+    t.run("Bash", "1 passed in 0.2s", command="pytest tests/test_settings.py")
+    assert "bore out" not in _discovery(t, "import time")
+
+
+def test_another_commands_failure_does_not_supersede_a_cause() -> None:
+    t = Transcript()
+    _settings_failure(t)
+    t.run("Bash", "1 passed in 0.2s", command="pytest tests/test_settings.py")
+    t.run("Bash", "Error: connect ECONNREFUSED 127.0.0.1:5432", error=True, command="make seed")
+    t.say("The problem is that `make seed` needs the `postgres` service from `compose.yaml`.")
+    assert "superseded" not in _discovery(t, "import time")
+
+
 # --------------------------------------------------------------------------- superseded
 
 CAUSE_B = (
@@ -218,7 +238,8 @@ def test_an_install_that_is_not_the_very_next_action_is_not_routine_set_up() -> 
     t = Transcript()
     _missing_yaml(t)
     t.run("Edit", "The file /w/requirements.txt has been updated.",
-          file_path="/w/requirements.txt", old_string="jinja2", new_string="jinja2\npyyaml")  # fmt: skip
+          file_path="/w/requirements.txt", old_string="jinja2",
+          new_string="jinja2\npyyaml")  # fmt: skip
     t.run("Bash", "Successfully installed PyYAML-6.0.1", command="pip install -r requirements.txt")
     t.run("Bash", "rendered 3 pages", command="python3 scripts/render.py")
     result = t.extract()
