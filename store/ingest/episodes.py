@@ -107,9 +107,9 @@ def candidates(
         if why:  # the failure is no lesson; what made it pass may still be one
             dead_ends = [replace(d, routine=d.routine or why) for d in dead_ends]
         set_up = _installed_at_once(episode, found)
-        if set_up:  # a dependency installed at once: neither the failure nor its fix is a lesson
+        if set_up:  # a dependency installed at once: the failure is routine, its fix (the
+            # install, with the error it answered) says all there is
             dead_ends = [replace(d, routine=d.routine or set_up) for d in dead_ends]
-            fix = replace(fix, routine=fix.routine or set_up) if fix is not None else None
         slip = _slip(episode)
         if slip:  # neither the failure nor its fix is a lesson
             dead_ends = [replace(d, routine=d.routine or slip) for d in dead_ends]

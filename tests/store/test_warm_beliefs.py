@@ -212,7 +212,10 @@ def test_a_missing_package_the_next_action_installs_is_routine() -> None:
     t.run("Bash", "rendered 3 pages", command="python3 scripts/render.py")
     result = t.extract()
     assert only(result, "DEAD_END").suppressed == INSTALLED_AT_ONCE
-    assert only(result, "SOLUTION").suppressed == INSTALLED_AT_ONCE
+    fix = only(result, "SOLUTION")  # the install, with the error it answered, is the lesson
+    assert not fix.suppressed
+    assert "pip install pyyaml" in fix.summary
+    assert "No module named 'yaml'" in fix.summary
 
 
 def test_a_missing_package_that_recurs_later_is_not_routine_set_up() -> None:
