@@ -106,7 +106,7 @@ def candidates(
         why = why or _told(episode)
         if why:  # the failure is no lesson; what made it pass may still be one
             dead_ends = [replace(d, routine=d.routine or why) for d in dead_ends]
-        set_up = _installed_at_once(episode, found)
+        set_up = _installed_at_once(episode, found, dead_ends[0].cause)
         if set_up:  # a dependency installed at once: the failure is routine, its fix (the
             # install, with the error it answered) says all there is
             dead_ends = [replace(d, routine=d.routine or set_up) for d in dead_ends]

@@ -418,13 +418,24 @@ INSTALLED_AT_ONCE = (
 )
 
 
-def _installed_at_once(episode: Episode, found: Sequence[Action]) -> str:
+#: A stated cause that says why something is missing, not only that it is ("`zod` is
+#: missing from package.json because the lockfile was regenerated without it").
+_WHY_MISSING = re.compile(
+    r"\b(?:because|since|due to|caused by|the reason|requires?|needs?|only|instead|rather than"
+    r"|without|after|from|declared|listed|pinned|removed|dropped|regenerated)\b",
+    re.IGNORECASE,
+)
+
+
+def _installed_at_once(episode: Episode, found: Sequence[Action], cause: str = "") -> str:
     """Why an episode is routine set-up ("" when it is not): its error says a module,
     package or program is missing, the very next action of its stream installs exactly that,
-    the next attempt on the target works, and no later failure says it is missing again.
-    A fix that was no install (running inside a virtualenv or a container) stays a lesson."""
+    the next attempt on the target works, no later failure says it is missing again, and
+    the cause the agent stated (if any) only restates the absence. A fix that was no install
+    (running inside a virtualenv or a container) stays a lesson, and so does a cause that
+    says why the dependency was missing."""
     first, success = episode.failures[0], episode.success
-    if success is None or len(episode.failures) != 1:
+    if success is None or len(episode.failures) != 1 or _WHY_MISSING.search(cause):
         return ""
     missing = needed(first.result.text)
     if not missing:

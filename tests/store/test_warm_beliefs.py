@@ -218,6 +218,24 @@ def test_a_missing_package_the_next_action_installs_is_routine() -> None:
     assert "No module named 'yaml'" in fix.summary
 
 
+def test_a_missing_package_whose_stated_cause_restates_the_absence_is_routine() -> None:
+    t = Transcript()
+    _missing_yaml(t)
+    t.say("The `yaml` module is not installed in this Python environment.")
+    t.run("Bash", "Successfully installed PyYAML-6.0.1", command="pip install pyyaml")
+    t.run("Bash", "rendered 3 pages", command="python3 scripts/render.py")
+    assert only(t.extract(), "DEAD_END").suppressed == INSTALLED_AT_ONCE
+
+
+def test_a_missing_package_whose_cause_says_why_it_was_missing_is_not_routine() -> None:
+    t = Transcript()
+    _missing_yaml(t)
+    t.say("`yaml` is missing because `requirements.txt` was regenerated without `pyyaml`.")
+    t.run("Bash", "Successfully installed PyYAML-6.0.1", command="pip install pyyaml")
+    t.run("Bash", "rendered 3 pages", command="python3 scripts/render.py")
+    assert all(n.suppressed != INSTALLED_AT_ONCE for n in t.extract().nodes)
+
+
 def test_a_missing_package_that_recurs_later_is_not_routine_set_up() -> None:
     t = Transcript()
     _missing_yaml(t)
