@@ -19,13 +19,14 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.strip import Strip
 
+from store.lifecycle.graph import DEPENDENCY_TYPES
 from store.models import BlastRadius, Dependency, Dependent, GraphFocus
 from store.text import one_line
 from widgets.graph_style import glyph, status_style
 from widgets.line_table import LineTable, fit, navigation_bindings
 
 #: Widths of the relation and status columns; the name takes the rest.
-RELATION_WIDTH = 15
+RELATION_WIDTH = 17
 STATUS_WIDTH = 10
 #: Below this width the status column is left out.
 NARROW = 56
@@ -47,8 +48,14 @@ class GraphRow:
         return f"{self.relation}\t{self.name}\t{self.more}"
 
 
+def dependencies_of(focus: GraphFocus) -> list[Dependency]:
+    """What the centred skill depends on: its `requires` and `extends` relations (the others
+    are related skills, as `librarian blast` has them)."""
+    return [d for d in focus.dependencies if d.relation in DEPENDENCY_TYPES]
+
+
 def dependency_rows(dependencies: Sequence[Dependency]) -> list[GraphRow]:
-    """What the skill depends on (every relation type), dangling targets marked."""
+    """What the skill depends on, dangling targets marked."""
     return [
         GraphRow(
             d.name,
@@ -81,8 +88,21 @@ def dependent_rows(focus: GraphFocus) -> list[GraphRow]:
     return rows
 
 
-def related_rows(radius: BlastRadius) -> list[GraphRow]:
-    return [GraphRow(r.name, r.status, r.relation) for r in radius.related]
+def related_rows(focus: GraphFocus) -> list[GraphRow]:
+    """Skills merely related to the centred one (complements, enables, often used with):
+    those it points at (`→ enables`), then those pointing at it (`← complements`)."""
+    outgoing = [
+        GraphRow(
+            d.name,
+            d.status,
+            f"→ {d.relation}",
+            note="no such skill" if d.missing else ("by hand" if d.manual else ""),
+        )
+        for d in focus.dependencies
+        if d.relation not in DEPENDENCY_TYPES
+    ]
+    incoming = [GraphRow(r.name, r.status, f"← {r.relation}") for r in focus.radius.related]
+    return outgoing + incoming
 
 
 def _tree(radius: BlastRadius) -> list[Dependent]:
@@ -211,12 +231,18 @@ class GraphList(LineTable[GraphRow, str]):
         ]
         return Strip(segments).crop(0, width).simplify()
 
+    def _relation_width(self) -> int:
+        """As wide as the longest relation listed, at most `RELATION_WIDTH` (names get the
+        rest)."""
+        return min(max((len(r.relation) for r in self.rows), default=0), RELATION_WIDTH)
+
     def _cells(self, row: GraphRow, width: int) -> list[tuple[str, Style]]:
         indent = "  " * min(row.depth - 1, 12)
         note = f" ({row.note})" if row.note else ""
         # A narrow column drops the status word (the glyph's colour still says it).
         status_width = STATUS_WIDTH + 1 if width >= NARROW else 0
-        name_width = max(width - len(indent) - 3 - RELATION_WIDTH - 1 - status_width, 6)
+        relation_width = self._relation_width()
+        name_width = max(width - len(indent) - 3 - relation_width - 1 - status_width, 6)
         name = one_line(row.name, 300)
         dim = self.get_component_rich_style("graph-list--dim")
         colour = status_style(row.status)
@@ -225,7 +251,7 @@ class GraphList(LineTable[GraphRow, str]):
             (f" {indent}{glyph(row.status)} ", colour),
             (label[: len(name)], colour if row.status == "missing" else Style()),
             (label[len(name) :], colour if row.note == "no such skill" else dim),
-            (" " + fit(row.relation, RELATION_WIDTH), dim),
+            (" " + fit(row.relation, relation_width), dim),
         ]
         if status_width:
             cells.append((" " + fit(row.status, STATUS_WIDTH), colour))

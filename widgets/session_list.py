@@ -10,12 +10,12 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 
 from store.models import SessionSummary
-from store.text import one_line
+from store.text import home_relative, one_line
 from widgets.line_table import Column, LineTable, navigation_bindings
 
 COLUMNS: tuple[Column[SessionSummary], ...] = (
     Column("started", 16, lambda r: started_text(r.started_at)),
-    Column("project", 0, lambda r: one_line(r.project, 300), keep_end=True),
+    Column("project", 0, lambda r: one_line(home_relative(r.project), 300), keep_end=True),
     Column("branch", 28, lambda r: one_line(r.branch, 100) or "-"),
     Column("turns", 5, lambda r: str(r.turns), right=True),
     Column("tools", 5, lambda r: str(r.tool_calls), right=True),

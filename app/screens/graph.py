@@ -37,7 +37,14 @@ from store.library import Library
 from store.models import GraphFocus
 from store.text import one_line
 from widgets.graph_card import GraphCard, plural, radius_summary
-from widgets.graph_list import GraphList, GraphRow, dependency_rows, dependent_rows, related_rows
+from widgets.graph_list import (
+    GraphList,
+    GraphRow,
+    dependencies_of,
+    dependency_rows,
+    dependent_rows,
+    related_rows,
+)
 
 #: How many centres `backspace` can go back through.
 HISTORY = 100
@@ -158,12 +165,13 @@ class GraphScreen(LibrarianScreen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        with Horizontal(id="graph-body"):
-            yield GraphList(id="graph-deps")
-            with Vertical(id="graph-middle"):
-                yield GraphCard(id="graph-card")
-                yield GraphList(id="graph-related")
-            yield GraphList(id="graph-dependents")
+        with Vertical(id="graph-body"):
+            yield GraphCard(id="graph-card")
+            with Horizontal(id="graph-lists"):
+                with Vertical(id="graph-left"):
+                    yield GraphList(id="graph-deps")
+                    yield GraphList(id="graph-related")
+                yield GraphList(id="graph-dependents")
         yield Static(id="graph-status")
         yield Footer()
 
@@ -251,18 +259,22 @@ class GraphScreen(LibrarianScreen):
     def _draw(self, focus: GraphFocus) -> None:
         same = self._focus is not None and self._focus.skill_id == focus.skill_id
         self._focus = focus
+        dependencies = dependency_rows(dependencies_of(focus))
+        # As tall as its rows (the related skills take the rest), at most half the column.
+        self.query_one("#graph-deps").styles.height = max(len(dependencies), 1) + 1
         self._fill(
             "#graph-deps",
-            f"depends on · {len(focus.dependencies)}",
-            dependency_rows(focus.dependencies),
+            f"depends on · {len(dependencies)}",
+            dependencies,
             "Depends on nothing.",
             same,
         )
+        related = related_rows(focus)
         self._fill(
             "#graph-related",
-            f"related · {len(focus.radius.related)}",
-            related_rows(focus.radius),
-            "No complements or co-used skills point here.",
+            f"related · {len(related)} · → from it, ← to it",
+            related,
+            "No complements, enables or co-used skills around it.",
             same,
         )
         count = (
