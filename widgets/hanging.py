@@ -26,6 +26,9 @@ class Hanging:
         self.text = text
         self.hang = hang
 
+    def __str__(self) -> str:
+        return self.text.plain
+
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
         return Measurement.get(console, options, self.text)
 

@@ -1,6 +1,8 @@
-"""The dependency graph around one skill: what it depends on (left), the skill itself with its
-blast radius counted and the graph problems that touch it (middle, with the skills merely
-related to it below), and everything that depends on it, transitively, as a tree (right).
+"""The dependency graph around one skill: the skill itself across the top (its blast radius
+counted, the graph problems that touch it), then what it depends on (`requires`, `extends`)
+over the skills merely related to it (complements, enables, often used with — in either
+direction, as `librarian blast` has them) on the left, and everything that depends on it,
+transitively, as a tree on the right. The lists share the width at every size.
 
 Enter on any listed skill centres the graph on it (backspace goes back); `/` jumps to any
 skill through a search that LIMITs its query; `a` / `x` add or remove a hand-made relation;
@@ -71,7 +73,7 @@ class RelationWritten(Message):
 
 
 class GraphScreen(LibrarianScreen):
-    """Dependencies | the centred skill (and related skills) | dependents.
+    """The centred skill over its dependencies and related skills | its dependents.
 
     | Key | Action |
     | --- | --- |
@@ -103,7 +105,7 @@ class GraphScreen(LibrarianScreen):
             "unrelate",
             "Unrelate",
             id="graph.unrelate",
-            tooltip="Remove the highlighted hand-made relation (left column)",
+            tooltip="Remove the highlighted hand-made relation (depends on, related)",
         ),
         Binding(
             "h",
@@ -417,20 +419,31 @@ class GraphScreen(LibrarianScreen):
 
     def action_unrelate(self) -> None:
         focus = self._focus
-        row = self.query_one("#graph-deps", GraphList).current
+        deps, related = self._columns()[:2]
+        row = (related if related.has_focus else deps).current
         if focus is None or row is None:
             self.app.bell()
             return
+        if row.relation.startswith("← "):  # the other skill's relation, not the centre's
+            self.app.bell()
+            self.notify(
+                f"{one_line(row.name, 60)} {row.relation[2:]} {one_line(focus.name, 60)} is"
+                f" {one_line(row.name, 60)}'s relation: centre on it to remove it",
+                severity="warning",
+                markup=False,
+            )
+            return
+        relation = row.relation.removeprefix("→ ")
         if row.note != "by hand":
             self.app.bell()
             self.notify(
-                f"{one_line(focus.name, 60)} {row.relation} {one_line(row.name, 60)} comes from"
+                f"{one_line(focus.name, 60)} {relation} {one_line(row.name, 60)} comes from"
                 " the SKILL.md: only hand-made relations are removed here",
                 severity="warning",
                 markup=False,
             )
             return
-        self.write_relation(focus.name, row.relation, row.name, True)
+        self.write_relation(focus.name, relation, row.name, True)
 
     def on_relation_written(self, message: RelationWritten) -> None:
         if message.error:
