@@ -118,6 +118,11 @@ def _tree(radius: BlastRadius) -> list[Dependent]:
     return ordered
 
 
+def _label(row: GraphRow) -> str:
+    """The skill's name and its note, as listed."""
+    return one_line(row.name, 300) + (f" ({row.note})" if row.note else "")
+
+
 class GraphList(LineTable[GraphRow, str]):
     """Skills around the centred one, one per line, under a title line.
 
@@ -172,6 +177,8 @@ class GraphList(LineTable[GraphRow, str]):
     alert: bool = False
     #: Shown on the first row when there are no rows (set by the screen).
     empty_text = "None."
+    #: The longest indent, name and note listed (the relation column follows it).
+    _label_width = 0
 
     @dataclass
     class Highlighted(Message):
@@ -229,7 +236,15 @@ class GraphList(LineTable[GraphRow, str]):
             Segment(text, cursor if is_cursor else self.rich_style + style)
             for text, style in self._cells(row, width)
         ]
-        return Strip(segments).crop(0, width).simplify()
+        fill = cursor if is_cursor else self.rich_style
+        return Strip(segments).adjust_cell_length(width, fill).simplify()
+
+    def _rows_replaced(self) -> None:
+        # The relation and status columns follow the longest name (not the far edge).
+        self._label_width = max(
+            (2 * min(r.depth - 1, 12) + len(_label(r)) for r in self.rows if not r.more),
+            default=0,
+        )
 
     def _relation_width(self) -> int:
         """As wide as the longest relation listed, at most `RELATION_WIDTH` (names get the
@@ -238,15 +253,15 @@ class GraphList(LineTable[GraphRow, str]):
 
     def _cells(self, row: GraphRow, width: int) -> list[tuple[str, Style]]:
         indent = "  " * min(row.depth - 1, 12)
-        note = f" ({row.note})" if row.note else ""
         # A narrow column drops the status word (the glyph's colour still says it).
         status_width = STATUS_WIDTH + 1 if width >= NARROW else 0
         relation_width = self._relation_width()
-        name_width = max(width - len(indent) - 3 - relation_width - 1 - status_width, 6)
+        room = min(width - 3 - relation_width - 1 - status_width, self._label_width)
+        name_width = max(room - len(indent), 6)
         name = one_line(row.name, 300)
         dim = self.get_component_rich_style("graph-list--dim")
         colour = status_style(row.status)
-        label = fit(name + note, name_width)
+        label = fit(_label(row), name_width)
         cells = [
             (f" {indent}{glyph(row.status)} ", colour),
             (label[: len(name)], colour if row.status == "missing" else Style()),
