@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import html
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from rich.cells import cell_len
 from textual import events
 from textual.pilot import Pilot
 from textual.worker import WorkerState
@@ -302,15 +305,51 @@ async def shoot(library: Library, steps: Steps, size: tuple[int, int] = SIZE) ->
 
 
 def plain_spaces(svg: str) -> str:
-    """The SVG with its no-break spaces as plain spaces that the SVG keeps: renderers whose
-    monospace font draws a no-break space narrower than a letter (librsvg) shifted every
-    row that starts with blanks or is split into coloured cells."""
-    return svg.replace("&#160;", " ").replace("<svg ", '<svg xml:space="preserve" ', 1)
+    """The SVG as every renderer draws it. Textual writes a row as runs of text stretched to
+    a `textLength`, blanks as no-break spaces; a renderer that ignores `textLength` (librsvg)
+    draws them at its fallback font's advance, so the columns drifted and coloured cells
+    stood apart from the rest of their row. Each run is split where two blanks meet (between
+    columns) and each part placed at its own cell."""
+    svg = _TEXT_RUN.sub(_split_run, svg)
+    return svg.replace("<svg ", '<svg xml:space="preserve" ', 1)  # the blanks inside runs
+
+
+_TEXT_RUN = re.compile(
+    r'<text (?P<before>[^>]*?)x="(?P<x>[\d.]+)"(?P<middle>[^>]*?)textLength="(?P<length>[\d.]+)"'
+    r"(?P<after>[^>]*)>(?P<body>[^<]*)</text>"
+)
+#: Words, and words joined by single blanks (a heading stays one underlined run).
+_WORD = re.compile("[^ \u00a0]+(?:[ \u00a0][^ \u00a0]+)*")
+
+
+def _split_run(match: re.Match[str]) -> str:
+    """One text run as one `<text>` per word, at the word's cell ("" when it is blank)."""
+    text = html.unescape(match["body"])
+    cells = cell_len(text)
+    if not cells:
+        return ""
+    width = float(match["length"]) / cells
+    x = float(match["x"])
+    return "".join(
+        f'<text {match["before"]}x="{x + cell_len(text[: w.start()]) * width:.2f}"'
+        f'{match["middle"]}textLength="{cell_len(w[0]) * width:.2f}"{match["after"]}>'
+        f"{html.escape(w[0].replace(chr(0xA0), ' '), quote=False)}</text>"
+        for w in _WORD.finditer(text)
+    )
+
+
+#: Shots taken at another terminal size than `SIZE`: the demo's dependency graph is small
+#: (seven skills around its busiest one), so its screen is shown in a shorter terminal rather
+#: than mostly blank.
+SIZES: dict[str, tuple[int, int]] = {"graph.svg": (SIZE[0], 26)}
 
 
 async def shoot_all(library: Library) -> dict[str, str]:
     """Every screenshot in `SHOTS`, by file name."""
-    return {filename: await shoot(library, steps) for filename, steps in SHOTS.items()}
+    return {
+        filename: await shoot(library, steps, SIZES.get(filename, SIZE))
+        for filename, steps in SHOTS.items()
+    }
 
 
 def main(argv: Sequence[str] | None = None) -> int:

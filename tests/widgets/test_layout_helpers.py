@@ -6,6 +6,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.text import Text
 
+from app.screenshots import plain_spaces
 from store.models import BlastRadius, Dependency, Dependent, GraphFocus, GraphProblems
 from widgets.graph_list import dependencies_of, dependency_rows, related_rows
 from widgets.hanging import Hanging, hang_line
@@ -85,3 +86,20 @@ def test_graph_groups_relations_as_blast_does() -> None:
         ("handoff", "→ enables"),
         ("notes", "← complements"),
     ]
+
+
+def test_screenshot_runs_are_split_between_columns() -> None:
+    """A row run and a coloured cell: each part lands on its own cell, blanks dropped, so a
+    renderer that ignores `textLength` (librsvg) keeps the columns in line."""
+    row = (
+        '<svg class="x"><text class="r2" x="0" y="10" textLength="122" clip-path="u">'
+        "&#160;&#160;a&#160;b&#160;&#160;c&amp;d</text>"
+        '<text class="r5" x="122" y="10" textLength="24.4">&#160;&#160;</text></svg>'
+    )
+    svg = plain_spaces(row)
+    assert svg.startswith('<svg xml:space="preserve" class="x">')
+    assert '<text class="r2" x="24.40" y="10" textLength="36.60" clip-path="u">a b</text>' in svg
+    assert (
+        '<text class="r2" x="85.40" y="10" textLength="36.60" clip-path="u">c&amp;d</text>' in svg
+    )
+    assert "r5" not in svg  # a blank run draws nothing
