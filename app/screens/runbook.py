@@ -38,7 +38,7 @@ from store.library import Library
 from store.models import Incident, LeftBehind, Run, StepPlan
 from store.models.events import EventType
 from store.text import one_line
-from widgets.hanging import Hanging
+from widgets.hanging import Hanging, hanging
 from widgets.runbook_text import RUN_STYLE, run_header, step_detail, step_line
 
 
@@ -280,7 +280,7 @@ class RunbookScreen(LibrarianScreen):
         same = self.run is not None and self.run.run_id == message.run.run_id
         self.run, self.plan, self.incident = message.run, message.plan, message.incident
         run = message.run
-        self.query_one("#run-head", Static).update(run_header(run, message.incident))
+        self.query_one("#run-head", Static).update(hanging(run_header(run, message.incident)))
         steps = self.query_one("#run-steps", OptionList)
         highlighted = steps.highlighted if same else None
         steps.clear_options()
@@ -334,7 +334,7 @@ class RunbookScreen(LibrarianScreen):
         if self.run is None or not 0 <= index < 7:
             return
         detail = step_detail(self.run, self.run.steps[index], self.plan, self.incident)
-        self.query_one("#run-detail", Static).update(detail)
+        self.query_one("#run-detail", Static).update(hanging(detail))
 
     # -- actions -----------------------------------------------------------------------
 
