@@ -393,8 +393,12 @@ def fit_cell(column: Column[Any], text: str, width: int) -> str:
 
 def common_folder(paths: Iterable[str]) -> str:
     """The folder (with its last `/`) that every path in `paths` is under, never a path's
-    last part; "" when they share none worth dropping (only `/` or `~/`)."""
-    split = [p.split("/")[:-1] for p in set(paths) if p]
+    last part; "" when they share none worth dropping (only `/` or `~/`) or some text is not
+    an absolute or home path."""
+    distinct = {p for p in paths if p}
+    if not all(p.startswith(("/", "~/")) for p in distinct):
+        return ""  # not all paths (a project name, say): nothing to drop
+    split = [p.split("/")[:-1] for p in distinct]
     shared: list[str] = []
     for parts in zip(*split, strict=False):
         if len(set(parts)) != 1:
