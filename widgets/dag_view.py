@@ -32,7 +32,7 @@ from widgets.dag_layout import (
     type_word,
 )
 from widgets.keys import bind
-from widgets.line_table import navigation_bindings
+from widgets.line_table import navigation_bindings, wrap
 
 #: The component class that colours each node type's glyph and type word.
 TYPE_CLASSES: dict[str, str] = {t: f"dag-view--{t.lower().replace('_', '-')}" for t in NODE_TYPES}
@@ -315,11 +315,12 @@ class DagView(ScrollView, can_focus=True):
     def render_line(self, y: int) -> Strip:
         width = self.size.width
         index = int(self.scroll_offset.y) + y
-        if not self._rows and y == 0:
+        if not self._rows:
+            lines = wrap(self.empty_text, width)
+            if y >= len(lines):
+                return Strip.blank(width, self.rich_style)
             style = self.get_component_rich_style("dag-view--gutter")
-            return Strip([Segment(f" {self.empty_text}", style)]).adjust_cell_length(
-                width, self.rich_style
-            )
+            return Strip([Segment(lines[y], style)]).adjust_cell_length(width, self.rich_style)
         if index >= len(self._rows):
             return Strip.blank(width, self.rich_style)
         return self._row_strip(index, width)

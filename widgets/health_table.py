@@ -30,6 +30,8 @@ NO_RUNS = "·"
 NO_TREND = (-1.0,) * 8  # eight weeks without runs
 #: The columns; the cells are drawn by `HealthTable.render_row` (each in its own style, the
 #: trend as a sparkline).
+#: Below this width the last run and the flags are left out (the detail pane has them).
+NARROW = 100
 COLUMNS: tuple[Column[SkillHealth], ...] = (
     Column("verdict", 9),
     Column("skill", 0),
@@ -38,8 +40,8 @@ COLUMNS: tuple[Column[SkillHealth], ...] = (
     Column("fail", 5, right=True),
     Column("rate", 4, right=True),
     Column("trend", 8),
-    Column("last run", 10),
-    Column("flags", 26),
+    Column("last run", 10, narrow=NARROW),
+    Column("flags", 26, narrow=NARROW),
 )
 
 
@@ -218,8 +220,10 @@ class HealthTable(LineTable[SkillHealth, int]):
         for char, empty in spark:
             cells.append((char, dim if empty else trend_style))
         cells.append((" " * (widths[6] - len(spark) + 1), Style()))
-        cells.append((fit(h.last_run[:10] or "never", widths[7]) + " ", dim))
-        cells.append((fit(flags_text(h), widths[8]), warning))
+        if widths[7]:
+            cells.append((fit(h.last_run[:10] or "never", widths[7]) + " ", dim))
+        if widths[8]:
+            cells.append((fit(flags_text(h), widths[8]), warning))
         return cells
 
 

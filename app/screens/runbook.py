@@ -38,6 +38,7 @@ from store.library import Library
 from store.models import Incident, LeftBehind, Run, StepPlan
 from store.models.events import EventType
 from store.text import one_line
+from widgets.hanging import Hanging, hanging
 from widgets.keys import bind
 from widgets.runbook_text import RUN_STYLE, run_header, step_detail, step_line
 
@@ -82,6 +83,10 @@ class RunChanged(Message):
 
     run_id: str
     done: str = ""  # what to tell the user
+
+
+#: A step's wrapped summary lines up under its title (" ✓ 1 Quarantine").
+STEP_HANG = 4
 
 
 class RunbookScreen(LibrarianScreen):
@@ -305,12 +310,15 @@ class RunbookScreen(LibrarianScreen):
         same = self.run is not None and self.run.run_id == message.run.run_id
         self.run, self.plan, self.incident = message.run, message.plan, message.incident
         run = message.run
-        self.query_one("#run-head", Static).update(run_header(run, message.incident))
+        self.query_one("#run-head", Static).update(hanging(run_header(run, message.incident)))
         steps = self.query_one("#run-steps", OptionList)
         highlighted = steps.highlighted if same else None
         steps.clear_options()
         steps.add_options(
-            [Option(step_line(run, s, message.plan), id=str(s.step)) for s in run.steps]
+            [
+                Option(Hanging(step_line(run, s, message.plan), STEP_HANG), id=str(s.step))
+                for s in run.steps
+            ]
         )
         target = (run.next_step or 7) - 1 if highlighted is None else highlighted
         steps.highlighted = target
@@ -357,7 +365,7 @@ class RunbookScreen(LibrarianScreen):
         if self.run is None or not 0 <= index < 7:
             return
         detail = step_detail(self.run, self.run.steps[index], self.plan, self.incident)
-        self.query_one("#run-detail", Static).update(detail)
+        self.query_one("#run-detail", Static).update(hanging(detail))
 
     # -- actions -----------------------------------------------------------------------
 

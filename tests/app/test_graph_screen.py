@@ -181,19 +181,24 @@ async def test_relate_and_unrelate_through_the_modal(pilot: Pilot[int], library:
     assert any(n.startswith("added: docs extends left") for n in notices(pilot))
     assert [(r.name, r.relation, r.note) for r in column(pilot, "deps").rows] == [
         ("left", "extends", "by hand"),
-        ("base", "complements", ""),
+    ]
+    # complements is a related skill (as `blast` has it), not a dependency
+    assert [(r.name, r.relation) for r in column(pilot, "related").rows] == [
+        ("base", "→ complements")
     ]
     assert [d.name for d in library.blast("left").dependents] == ["docs", "top", "app"]
     # The frontmatter's relation is not removed here ...
-    column(pilot, "deps").focus()
-    await pilot.press("down", "minus")
+    column(pilot, "related").focus()
+    await pilot.press("minus")
     await settle(pilot)
     assert any("only hand-made relations" in n for n in notices(pilot, "warning"))
     # ... the hand-made one is.
-    await pilot.press("up", "minus")
+    column(pilot, "deps").focus()
+    await pilot.press("minus")
     await settle(pilot)
     assert any(n.startswith("removed: docs extends left") for n in notices(pilot))
-    assert names(pilot, "deps") == ["base"]
+    assert names(pilot, "deps") == []
+    assert names(pilot, "related") == ["base"]
     assert library.dependencies("docs")[0].name == "base"
 
 

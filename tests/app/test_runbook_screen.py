@@ -54,7 +54,7 @@ def plain(renderable: RenderableType) -> str:
 
 
 def shown(pilot: Pilot[int], selector: str) -> str:
-    return plain(screen(pilot).query_one(selector, Static).render())  # type: ignore[arg-type]
+    return plain(screen(pilot).query_one(selector, Static).content)  # type: ignore[arg-type]
 
 
 def errors(pilot: Pilot[int]) -> list[str]:
