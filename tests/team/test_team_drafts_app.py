@@ -22,6 +22,7 @@ from store.team.drafts import install
 from store.team.errors import TeamError
 from store.team.pull import pull
 from store.team.review import TeamQueue
+from store.verify import verify
 from tests.team.conftest import Hub
 from widgets.draft_table import DraftTable
 
@@ -161,6 +162,7 @@ async def test_team_drafts_are_decided_in_the_review_queue_and_installed_at_pull
     assert bob.get_skill("lock-ordering").summary.status == "proposed"
     assert pull(bob).events == 0  # pulling twice changes nothing
     assert install(bob, lambda root: bob.scan([root])) == ([], [])
+    assert verify(bob).ok  # the bulk projection of the pull equals a replay of its events
 
 
 def test_the_database_refuses_a_draft_decision_by_its_author_or_a_contributor(
