@@ -10,23 +10,26 @@ worker looks at the queue again after it lets the lock go, so nothing queued mea
 stranded); a worker takes the lock before it loads anything heavy. The SessionStart hook
 (`store.patterns.session_start`) injects what the library knows about the session's
 project; it is installed with a matcher, so it does not run on `fork`.
+
+What only installing or spawning needs (`difflib`, `shlex`, `subprocess`) is imported where it
+is used, and `typing` only for the type checker: the Stop hook's process is mostly imports.
 """
 
 from __future__ import annotations
 
-import difflib
 import fcntl
 import json
 import os
 import re
 import select
-import shlex
-import subprocess
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import IO, Any, NamedTuple
+
+TYPE_CHECKING = False  # `typing` costs the hook ~8 ms of CPU to import
+if TYPE_CHECKING:
+    from typing import IO, Any
 
 QUEUE = "queue.jsonl"
 #: Entries a worker could not finish (it died, hung or the file is unreadable), with why.
@@ -184,6 +187,8 @@ def has_queue(spool: Path) -> bool:
 
 def spawn_worker(argv: list[str], log: Path) -> None:
     """Start the spool worker fully detached (it outlives the hook and Claude's session)."""
+    import subprocess  # only the hook that starts a worker pays for it
+
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("ab") as out:
         subprocess.Popen(
@@ -292,11 +297,19 @@ def pending_count(spool: Path) -> int:
 # -- settings.json ---------------------------------------------------------------------------
 
 
-class SettingsChange(NamedTuple):
-    path: Path
-    diff: str
-    changed: bool
-    backup: Path | None
+class SettingsChange:
+    """What `install`/`uninstall` did (or would do) to a settings.json."""
+
+    __slots__ = ("backup", "changed", "diff", "path")
+
+    def __init__(self, path: Path, diff: str, changed: bool, backup: Path | None) -> None:
+        self.path, self.diff, self.changed, self.backup = path, diff, changed, backup
+
+    def __repr__(self) -> str:
+        return (
+            f"SettingsChange(path={self.path!r}, diff={self.diff!r}, changed={self.changed!r},"
+            f" backup={self.backup!r})"
+        )
 
 
 def settings_path(scope: str, home: Path, cwd: Path, env: Mapping[str, str]) -> Path:
@@ -310,6 +323,8 @@ def settings_path(scope: str, home: Path, cwd: Path, env: Mapping[str, str]) -> 
 
 def hook_command(prefix: list[str], library: Path | None, action: str) -> str:
     """The shell command Claude Code runs, e.g. `/usr/bin/librarian --library L hook stop`."""
+    import shlex
+
     parts = [*prefix, *(["--library", str(library)] if library else []), "hook", action]
     return shlex.join(parts)
 
@@ -369,6 +384,8 @@ def with_hooks(settings: dict[str, Any], commands: Mapping[str, str]) -> dict[st
 
 def apply_settings(path: Path, new: dict[str, Any], dry_run: bool) -> SettingsChange:
     """Write settings atomically (backing up the old file) unless `dry_run`; always diff."""
+    import difflib
+
     old_text = path.read_text(encoding="utf-8") if path.exists() else ""
     new_text = json.dumps(new, indent=2, ensure_ascii=False) + "\n"
     old_pretty = json.dumps(_load(path), indent=2, ensure_ascii=False) + "\n" if old_text else ""

@@ -19,6 +19,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from store.ingest.caseblind import CaseBlind
+from store.ingest.memo import per_session
+
 #: Pending needs at least this informativeness; below it a candidate is suppressed.
 MIN_INFORMATIVENESS = 0.35
 #: What a statement of the agent's (a text candidate, not an episode) needs. Calibrated on
@@ -150,6 +153,13 @@ _NUMBER_UNIT = re.compile(
     r"\b\d+(?:\.\d+)?\s?(?:ms|s|sec|seconds?|minutes?|MB|GB|KB|%|x|rows?|connections?|bytes)\b"
 )
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]+")
+
+#: The phrase patterns above where they are only conditions, searched fast (see `caseblind`).
+CAUSAL_FAST, DANGLING_FAST = CaseBlind(CAUSAL), CaseBlind(DANGLING)
+_NARRATION_FAST, _EMPTY_FEELING_FAST = CaseBlind(NARRATION), CaseBlind(EMPTY_FEELING)
+_PLAN_STEP_FAST, _SESSION_STATE_FAST = CaseBlind(PLAN_STEP), CaseBlind(SESSION_STATE)
+_FRAGMENT_FAST, _VERB_FAST = CaseBlind(_FRAGMENT), CaseBlind(_VERB)
+_WHEREABOUTS_FAST, _HOLLOW_SUBJECT_FAST = CaseBlind(WHEREABOUTS), CaseBlind(_HOLLOW_SUBJECT)
 #: Words with no content of their own.
 STOPWORDS = frozenset(
     """a an the and or but if then so to of in on at by for with from as into onto up out is
@@ -221,13 +231,24 @@ def _prose(text: str) -> bool:
 
 
 def content_words(text: str) -> list[str]:
-    return [w.lower() for w in _WORD.findall(text) if w.lower() not in STOPWORDS]
+    return list(_content_words(text))
 
 
+@per_session
+def _content_words(text: str) -> tuple[str, ...]:
+    if text.isascii():  # the same words, lowercased once (most summaries are ASCII)
+        return tuple(w for w in _LOW_WORD.findall(text.lower()) if w not in STOPWORDS)
+    return tuple(low for w in _WORD.findall(text) if (low := w.lower()) not in STOPWORDS)
+
+
+_LOW_WORD = re.compile(r"[a-z][a-z'-]+")
+
+
+@per_session
 def is_narration(text: str) -> bool:
     """An opening that narrates intent or feeling instead of stating something."""
     clause = text.strip().lstrip("#*->•").strip()
-    return bool(NARRATION.match(clause) or EMPTY_FEELING.match(clause))
+    return _NARRATION_FAST.match(clause) or _EMPTY_FEELING_FAST.match(clause)
 
 
 @lru_cache(maxsize=4096)
@@ -238,11 +259,12 @@ def informativeness(text: str, confirmed: bool = False) -> float:
     named = len(entities(text))
     words = len(content_words(text))
     score = (0.25 + 0.15 * (min(named, 3) - 1)) if named else 0.0
-    score += (0.2 if CAUSAL.search(text) else 0.0) + min(words, 10) / 10 * 0.2
+    score += (0.2 if CAUSAL_FAST.search(text) else 0.0) + min(words, 10) / 10 * 0.2
     score += 0.1 if confirmed else 0.0
     return round(max(0.0, min(1.0, score)), 3)
 
 
+@per_session
 def judge(
     summary: str,
     *,
@@ -265,13 +287,13 @@ def judge(
         return Verdict(score, "narration of intent, not a finding")
     if REPORT.match(summary.strip()):
         return Verdict(score, "a report of work done, not a finding")
-    if said and PLAN_STEP.match(summary.strip()):
+    if said and _PLAN_STEP_FAST.match(summary.strip()):
         return Verdict(score, "a plan step, not a finding")
-    if said and SESSION_STATE.search(summary.strip()):
+    if said and _SESSION_STATE_FAST.search(summary.strip()):
         return Verdict(score, "the session's own working state, not a lesson")
-    if said and _FRAGMENT.match(summary.strip()) and not _VERB.search(summary):
+    if said and _FRAGMENT_FAST.match(summary.strip()) and not _VERB_FAST.search(summary):
         return Verdict(score, "narration of intent, not a finding")
-    if said and WHEREABOUTS.match(summary.strip()):
+    if said and _WHEREABOUTS_FAST.match(summary.strip()):
         return Verdict(score, "where files are in the working copy (finding the way around)")
     if not _prose(summary):
         return Verdict(score, "not a sentence (a diagram, a listing or code)")
@@ -279,7 +301,7 @@ def judge(
         return Verdict(score, "fewer than four content words")
     if not entities(summary):
         return Verdict(score, "names no file, command, setting, error or version")
-    if DANGLING.match(summary.strip()) or (said and _leans(summary, voice)):
+    if DANGLING_FAST.match(summary.strip()) or (said and _leans(summary, voice)):
         return Verdict(score, "not self-contained (leans on an earlier sentence)")
     if novelty < 0.3:
         return Verdict(score, "repeats an earlier node of the session")
@@ -338,7 +360,7 @@ def _leans(sentence: str, voice: bool = True) -> bool:
     plain = _CODE_SPAN.sub("`x`", sentence.strip())
     return bool(
         DEICTIC.search(plain)
-        or _HOLLOW_SUBJECT.match(plain)
+        or _HOLLOW_SUBJECT_FAST.match(plain)
         or _BARE_MEASURE.match(plain)
         or _SESSION_THING.search(plain)
         or (voice and (session_voice(sentence) or _unnamed(sentence)))

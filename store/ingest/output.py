@@ -310,13 +310,20 @@ _STRONG = re.compile(
 )
 
 
+#: `_ERRORISH_LINE` (written in lowercase) for lowercased ASCII output: the same lines at the
+#: same offsets, several times faster than IGNORECASE.
+_ERRORISH_LOWER = re.compile(_ERRORISH_LINE.pattern.replace("(?im)", "(?m)", 1))
+
+
 def _errorish(view: str) -> re.Match[str] | None:
     """The first error-ish line, unless it only says something was not found or missing (a
     notice printed on the way: `nvm: not found`, `No config file found`) and a later line
-    says the command failed: then that one."""
+    says the command failed: then that one. (On ASCII output the match is of the lowercased
+    view: only its offsets and a case-blind test of its text are used.)"""
+    text, pattern = (view.lower(), _ERRORISH_LOWER) if view.isascii() else (view, _ERRORISH_LINE)
     found = list(
         itertools.islice(
-            (m for lo, hi in _regions(view) for m in _ERRORISH_LINE.finditer(view, lo, hi)), 6
+            (m for lo, hi in _regions(view) for m in pattern.finditer(text, lo, hi)), 6
         )
     )
     if not found:

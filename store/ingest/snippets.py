@@ -12,6 +12,7 @@ import shlex
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
 
+from store.ingest.memo import per_session
 from store.ingest.output import ANSI, DROPPED_BLOCKS, EVIDENCE_CHARS
 from store.ingest.output import ends_at_prompt as ends_at_prompt
 from store.ingest.output import error_gist as error_gist
@@ -111,6 +112,7 @@ _EMPHASIS = re.compile(r"\*\*|^#{1,6}\s+", re.MULTILINE)  # not `__`: __init__.p
 _ABSOLUTE = re.compile(r"(?<![\w.~`])/(?:[\w.@+-]+/){2,}([\w.@+-]+/)?([\w.@+-]+)")
 
 
+@per_session
 def clean(text: str, limit: int, *, secrets: bool = True) -> str:
     """One readable line: secrets redacted first (before any cut), tool XML, ANSI escapes
     and Markdown emphasis gone, whitespace folded, at most `limit` characters. `secrets=False`
@@ -122,7 +124,9 @@ def clean(text: str, limit: int, *, secrets: bool = True) -> str:
         text = ANSI.sub("", text)
     if "<" in text:
         text = _TOOL_TAG.sub(" ", DROPPED_BLOCKS.sub(" ", text))
-    return fold(_EMPHASIS.sub("", text), limit)
+    if "*" in text or "#" in text:  # what `_EMPHASIS` needs
+        text = _EMPHASIS.sub("", text)
+    return fold(text, limit)
 
 
 #: Where an error message chains its context ("exec failed: unable to start container
@@ -156,7 +160,7 @@ def short_paths(text: str) -> str:
     """Absolute file paths cut to their last two parts: a lesson names the file, not one
     checkout's folders. A path that does not look like a file's (no extension, three parts
     or fewer: `/internal/settlements/export`) may be a URL route and is left whole."""
-    return _ABSOLUTE.sub(_shortened, text)
+    return _ABSOLUTE.sub(_shortened, text) if "/" in text else text
 
 
 def _shortened(m: re.Match[str]) -> str:
@@ -237,13 +241,18 @@ _FILTERS = frozenset(
 
 def inputs(tool: ToolUse) -> dict[str, str]:
     """String fields of a tool's input; the JSON may be cut short, so no full parse."""
+    return dict(_inputs(tool.input_text))
+
+
+@per_session
+def _inputs(text: str) -> tuple[tuple[str, str], ...]:
     fields: dict[str, str] = {}
-    for name, raw in _INPUT_FIELD.findall(tool.input_text):
+    for name, raw in _INPUT_FIELD.findall(text):
         try:
             fields.setdefault(name, json.loads(f'"{raw}"'))
         except ValueError:
             fields.setdefault(name, raw)
-    return fields
+    return tuple(fields.items())
 
 
 #: A heredoc's body (the lines between `<<EOF` and `EOF`), for reading a command's steps.
@@ -288,6 +297,11 @@ def pipeline(command: str, *, keep_env: bool = False) -> list[list[str]]:
     """The stages of the step of a command that does the work: the last `&&`/`;`/newline
     step, its `|` stages without trailing filters (`npm run build 2>&1 | tail` → npm),
     redirections and leading `sudo`/`FOO=1` removed."""
+    return [list(stage) for stage in _pipeline(command, keep_env)]
+
+
+@per_session
+def _pipeline(command: str, keep_env: bool) -> tuple[tuple[str, ...], ...]:
     steps: list[list[str]] = [[]]
     for word in shell_words(command):
         if word in _SEPARATORS:
@@ -305,7 +319,7 @@ def pipeline(command: str, *, keep_env: bool = False) -> list[list[str]]:
     stages = [s for s in stages if s]
     while len(stages) > 1 and _program_word(stages[-1]) in _FILTERS:
         stages.pop()
-    return stages
+    return tuple(map(tuple, stages))
 
 
 def _program_word(stage: list[str]) -> str:
@@ -347,12 +361,14 @@ def inspects_output(command: str) -> bool:
     return filtered or reads_logs
 
 
+@per_session
 def main_stage(command: str) -> str:
     """The stage that does the work, as text (see `pipeline`)."""
     stages = pipeline(command)
     return " ".join(stages[-1]) if stages else ""
 
 
+@per_session
 def program(command: str) -> str:
     """What a command runs, as a family: the program and its subcommand. `cd app && npm run
     build | tail` → "npm run build", `npx tsc --noEmit` → "npx tsc", `python -m pytest -x`

@@ -26,6 +26,8 @@ from typing import Any, NamedTuple
 
 from store.ingest import bar, snippets
 from store.ingest.candidates import Candidate
+from store.ingest.caseblind import CaseBlind
+from store.ingest.memo import per_session
 from store.ingest.redact import redact
 from store.models import ToolUse, TranscriptMessage
 
@@ -138,6 +140,9 @@ HEDGE = re.compile(
     r"|i guess|i believe|presumably|maybe)\b",
     re.IGNORECASE,
 )
+_HEDGED = CaseBlind(HEDGE)  # as a condition, searched fast (see `caseblind`)
+
+
 _NEGATIONS = ("not ", "n't ", "n’t ", "no ", "never ")
 _SKILL_BASE = "Base directory for this skill:"
 _LAUNCHING = "Launching skill:"
@@ -378,10 +383,21 @@ def _last_agent_action(messages: Sequence[TranscriptMessage], pos: int) -> int |
 def _declined(messages: Sequence[TranscriptMessage], since: int, pos: int) -> bool:
     window = messages[max(0, since - 1) : pos]
     return any(
-        r.is_error and re.search(r"doesn't want to|rejected|interrupted", r.text, re.IGNORECASE)
-        for message in window
-        for r in message.tool_results
+        r.is_error and _refused(r.text) for message in window for r in message.tool_results
     ) or any("[Request interrupted" in message.text for message in window)
+
+
+_REFUSED = re.compile(r"doesn't want to|rejected|interrupted", re.IGNORECASE)
+_REFUSED_WORDS = ("doesn't want to", "rejected", "interrupted")
+
+
+def _refused(text: str) -> bool:
+    """The user declined or interrupted the call (`_REFUSED`; ASCII text is searched with
+    `in`, the same answer at a fraction of a case-blind regex's cost)."""
+    if text.isascii():
+        low = text.lower()
+        return any(word in low for word in _REFUSED_WORDS)
+    return bool(_REFUSED.search(text))
 
 
 def _correction(
@@ -453,6 +469,7 @@ def _skill_summary(evidence: str) -> str:
 # --------------------------------------------------------------------------- the finding
 
 
+@per_session
 def finding(text: str, lo: int, hi: int, *, ahead: bool = True) -> tuple[str, bool]:
     """(summary, hedged) for a trigger whose sentences are text[lo:hi]: the most informative
     clause among them, its opener cut. When they say nothing specific ("Ah, I see!") and
@@ -471,8 +488,14 @@ def finding(text: str, lo: int, hi: int, *, ahead: bool = True) -> tuple[str, bo
     if not best:
         sentence = own[0] if own else text[lo:hi]
         best = clause(sentence) if own else snippets.clean(text[lo:hi], 200)
-    summary = snippets.fit(_capital(snippets.short_paths(redact(best))))
-    return summary, bool(HEDGE.search(sentence))
+    summary = snippets.fit(_capital(snippets.short_paths(_redacted(best))))
+    return summary, _HEDGED.search(sentence)
+
+
+@per_session
+def _redacted(text: str) -> str:
+    """`redact`, once per clause of the session (several triggers share their finding)."""
+    return redact(text)
 
 
 def _with_lists(sentences: list[str]) -> list[str]:
@@ -533,6 +556,7 @@ def _heading(sentence: str) -> bool:
     return sentence.lstrip().startswith("#") or bare.endswith(":")
 
 
+@per_session
 def clause(sentence: str) -> str:
     """The statement in a sentence: its opener cut ("I can see that …"), or what follows a
     finding verb inside it ("Looking at `x`, I notice that …")."""
@@ -547,9 +571,9 @@ def clause(sentence: str) -> str:
         and len(named) <= 6
         and not _VERBS & set(named)
         and "'" not in label.group(1).replace("'s ", " ")
-        and not bar.DANGLING.match(label.group(1))
+        and not bar.DANGLING_FAST.match(label.group(1))
         and not bar.is_narration(label.group(1))  # "Let's try another way: …" announces
-        and not bar.CAUSAL.search(label.group(1))  # "Root cause: …" frames the finding
+        and not bar.CAUSAL_FAST.search(label.group(1))  # "Root cause: …" frames the finding
         and not bar.REPORT.match(clause)  # "Fixed: tests pass now" stays a report
         and len(clause.split()) >= 4 + len(named)
     ):

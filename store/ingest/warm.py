@@ -44,8 +44,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from store.ingest import bar, episodes, forks, snippets, statements
-from store.ingest.candidates import Candidate
+from store.ingest import bar, episodes, forks, memo, snippets, statements
+from store.ingest.candidates import Candidate, changed
+from store.ingest.caseblind import CaseBlind
 from store.ingest.context import _Context
 from store.ingest.statement_bar import _EXPLAINS, _revise, _unproven
 from store.models import NODE_TYPES, ExtractedEdge, ExtractedNode, ParsedSession, TranscriptMessage
@@ -110,6 +111,11 @@ _RULE = re.compile(
 )
 
 
+#: The phrase patterns above as conditions, searched fast (see `caseblind`).
+_PIVOT_ACT_FAST, _CHANGE_FAST = CaseBlind(_PIVOT_ACT), CaseBlind(_CHANGE)
+_SHOWED_FAST, _RULE_FAST = CaseBlind(_SHOWED), CaseBlind(_RULE)
+
+
 #: The `(follower, edge)` each node type links to when a follower comes next.
 _FOLLOWED_BY = {
     "HYPOTHESIS": ("INVESTIGATION", "informed"),
@@ -163,6 +169,11 @@ _STRATEGIES: tuple[tuple[str, Callable[[_Context], None]], ...] = (
 
 def extract_warm(session: ParsedSession) -> WarmResult:
     """Warm-tier nodes and edges for `session`; deterministic (same input, same keys, order)."""
+    with memo.session():
+        return _extract(session)
+
+
+def _extract(session: ParsedSession) -> WarmResult:
     context = _context(session.messages)
     problems: list[str] = []
     for name, strategy in _STRATEGIES:
@@ -225,27 +236,30 @@ def _judge(context: _Context) -> dict[int, Candidate]:
     """Every candidate with its informativeness and, when it fails, why; keyed by the id of
     the candidate as a strategy made it (pairs refer to those)."""
     ordered = sorted(context.found, key=_order)
-    causes = [(c.stream, c.pos, set(bar.content_words(c.cause))) for c in ordered if c.cause]
+    causes: dict[int, list[tuple[int, set[str]]]] = {}  # per stream, in message order
+    for c in ordered:
+        if c.cause:
+            causes.setdefault(c.stream, []).append((c.pos, set(bar.content_words(c.cause))))
     turns = _turning_points(ordered)
-    twins = _twins([_restructured(c, turns) for c in ordered], ordered)
+    restructured = [_restructured(c, turns) for c in ordered]
+    twins = _twins(restructured, ordered)
     out: dict[int, Candidate] = {}
     seen_words: set[str] = set()  # in the text summaries that passed, messages before this one
     this_message: set[str] = set()
     message = -1
-    for found in ordered:
+    for found, c in zip(ordered, restructured, strict=True):
         if found.message.index != message:
             seen_words |= this_message
             this_message, message = set(), found.message.index
-        c = _restructured(found, turns)
         if id(found) in twins:
-            c = replace(c, routine=twins[id(found)])
+            c = changed(c, routine=twins[id(found)])
         if c.strategy != "episode" and not c.routine and _stated_cause(c, causes):
-            c = replace(c, routine="the cause the DEAD_END before it states")
+            c = changed(c, routine="the cause the DEAD_END before it states")
         words = bar.content_words(c.summary)
         # Episodes name their command again by design (a solution repeats its dead end's).
         fresh = 1.0 if c.strategy == "episode" else bar.novelty(words, seen_words)
         if c.strategy != "episode" and _recap(c.message) and fresh < _RECAP_NOVELTY:
-            c = replace(c, routine=c.routine or "restates what the session already found")
+            c = changed(c, routine=c.routine or "restates what the session already found")
         confirmed = c.type == "DISCOVERY" and _confirmed(c, context)
         verdict = bar.judge(
             c.summary,
@@ -271,13 +285,13 @@ def _judge(context: _Context) -> dict[int, Candidate]:
         if verdict.passes and c.unproven:
             verdict = replace(verdict, reason=c.unproven)
         if verdict.passes and c.strategy != "episode":
-            unproven = _unproven(replace(c, informativeness=verdict.informativeness), context)
+            unproven = _unproven(changed(c, informativeness=verdict.informativeness), context)
             if unproven:
                 verdict = replace(verdict, reason=unproven)
         confidence = c.confidence
         if confirmed and verdict.passes:
             confidence = round(min(confidence + _BONUS, _CORROBORATED_CAP), 2)
-        out[id(found)] = replace(
+        out[id(found)] = changed(
             c,
             informativeness=verdict.informativeness,
             suppressed=verdict.reason,
@@ -318,6 +332,8 @@ def _resolved(c: Candidate, context: _Context) -> Candidate:
     given the name the session used for them earlier ("the `api-7f9` pod", "the
     `settlement` export"): the reader never saw the session. A noun the session never named
     is left as it is (a component the project knows by that name)."""
+    if "he " not in c.summary:  # what `_BARE_THE` needs
+        return c
     nouns = [m for m in _BARE_THE.finditer(c.summary) if m.group(2) not in _NOT_NAMED]
     if not nouns:
         return c
@@ -336,7 +352,7 @@ def _resolved(c: Candidate, context: _Context) -> Candidate:
             )
     if summary == c.summary:
         return c
-    return replace(c, summary=snippets.fit(summary))
+    return changed(c, summary=snippets.fit(summary))
 
 
 def _named(noun: str, texts: Sequence[str], summary: str) -> str:
@@ -360,16 +376,21 @@ def _naming(noun: str) -> re.Pattern[str]:
 
 
 def _explains(summary: str) -> bool:
-    return bool(bar.CAUSAL.search(summary) or _EXPLAINS.search(summary))
+    return bar.CAUSAL_FAST.search(summary) or bool(_EXPLAINS.search(summary))
 
 
-def _stated_cause(c: Candidate, causes: Sequence[tuple[int, int, set[str]]]) -> bool:
-    """Whether `c` says what a dead end before it already ends with (its stated cause)."""
+def _stated_cause(c: Candidate, causes: dict[int, list[tuple[int, set[str]]]]) -> bool:
+    """Whether `c` says what a dead end before it already ends with (its stated cause);
+    `causes` holds each stream's stated causes by position, in order."""
     words = bar.content_words(c.summary)
-    return bool(words) and any(
-        stream == c.stream and pos < c.pos and bar.novelty(words, said) <= 0.2
-        for stream, pos, said in causes
-    )
+    if not words:
+        return False
+    for pos, said in causes.get(c.stream, ()):
+        if pos >= c.pos:
+            return False
+        if bar.novelty(words, said) <= 0.2:
+            return True
+    return False
 
 
 #: Which type a sentence is, when two strategies read it as different types (the finding
@@ -418,7 +439,12 @@ _RECAP_MARK = re.compile(r"(?m)^\s*(?:#{1,6}\s|\*\*[^*\n]{1,40}[.:]?\*\*|[-*]\s+
 
 def _recap(m: TranscriptMessage) -> bool:
     """A wrap-up: a message with several headings or bold labels."""
-    return len(_RECAP_MARK.findall(m.text)) >= 2
+    return _is_recap(m.text)
+
+
+@memo.per_session
+def _is_recap(text: str) -> bool:
+    return len(_RECAP_MARK.findall(text)) >= 2
 
 
 def _turning_points(found: Sequence[Candidate]) -> dict[int, list[int]]:
@@ -446,15 +472,17 @@ def _restructured(c: Candidate, turns: dict[int, list[int]]) -> Candidate:
         return c
     if c.type == "PIVOT":
         answers = any(0 <= c.pos - at <= _WINDOW for at in turns.get(c.stream, []))
-        return c if answers and _PIVOT_ACT.search(c.summary) else replace(c, type="DISCOVERY")
-    if c.type == "SOLUTION" and not _CHANGE.search(c.summary):
-        return replace(c, routine="says it worked, not what changed")
-    if c.type == "CONTEXT_LOAD" and not (bar.CAUSAL.search(c.summary) or _RULE.search(c.summary)):
-        return replace(c, type="DISCOVERY")
-    if c.type == "INVESTIGATION" and not (
-        _COMMAND_SPAN.search(c.summary) and _SHOWED.search(c.summary)
+        return c if answers and _PIVOT_ACT_FAST.search(c.summary) else changed(c, type="DISCOVERY")
+    if c.type == "SOLUTION" and not _CHANGE_FAST.search(c.summary):
+        return changed(c, routine="says it worked, not what changed")
+    if c.type == "CONTEXT_LOAD" and not (
+        bar.CAUSAL_FAST.search(c.summary) or _RULE_FAST.search(c.summary)
     ):
-        return replace(c, routine="a look around, not a method worth reusing")
+        return changed(c, type="DISCOVERY")
+    if c.type == "INVESTIGATION" and not (
+        _COMMAND_SPAN.search(c.summary) and _SHOWED_FAST.search(c.summary)
+    ):
+        return changed(c, routine="a look around, not a method worth reusing")
     return c
 
 
@@ -513,7 +541,7 @@ def _deduplicated(kept: list[Candidate]) -> list[Candidate]:
             earlier = seen.setdefault(c.type, [])
             recent = earlier[-_DEDUP_WINDOW:]
             if any(len(words & w) >= _NEAR_IDENTICAL * min(len(words), len(w)) for w in recent):
-                c = replace(c, suppressed=f"nearly repeats an earlier {c.type} of the session")
+                c = changed(c, suppressed=f"nearly repeats an earlier {c.type} of the session")
             else:
                 earlier.append(words)
         out.append(c)
@@ -528,7 +556,7 @@ def _survivor(group: list[Candidate], owner: dict[int, Candidate]) -> Candidate:
     agreeing = {c.strategy for c in group if not c.routine}
     if len(agreeing) > 1 and not best.suppressed:  # two strategies agree: corroborated
         boosted = min(best.confidence + _BONUS, _CORROBORATED_CAP)
-        best = replace(best, confidence=round(max(best.confidence, boosted), 2))
+        best = changed(best, confidence=round(max(best.confidence, boosted), 2))
     for c in group:
         owner[id(c)] = best
     return best

@@ -27,6 +27,10 @@ from store.ingest.transcript.messages import (
 )
 from store.models.sessions import ParsedSession, ToolResult, ToolUse, TranscriptMessage
 
+#: `json.dumps(value, ensure_ascii=False, separators=(",", ":"))` without building an encoder
+#: for every tool call.
+_INPUT_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
 
 @dataclass(frozen=True)
 class _Where:
@@ -275,7 +279,7 @@ class _Session:
         name = self._str(block, "name")
         value = block.get("input")
         try:
-            text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+            text = _INPUT_JSON.encode(value)
         except (TypeError, ValueError, RecursionError):
             self.bad = True
             text = ""
