@@ -32,6 +32,12 @@ from store.events import stepping_clock
 from store.library import Library
 from store.models.events import EventType
 from store.projections import store_blob
+from store.team import hub as hub_api
+from store.team import server
+from store.team.drafts import install
+from store.team.pull import pull
+from store.team.push import push
+from store.team.review import TeamQueue
 
 #: The demo library's login in the hub (a reviewer: the person trying the demo).
 DEMO_USER = "dana"
@@ -162,7 +168,6 @@ def build_team(
     """Start the demo's hub (in `folder`, default `hub_folder(target)`) and, the first time,
     play the team story into it and into `library` (the demo library at `target`). Returns
     what the story did (kept in `team-story.json`)."""
-    from store.team import server
 
     say = tell or (lambda text: None)
     folder = folder or hub_folder(target)
@@ -180,7 +185,6 @@ def build_team(
     developers = [_developer(target, hub, d) for d in DEVELOPERS]
     library.config.set("team.hub", json.dumps(hub.url(DEMO_USER, DATABASE)))
     library.config.set("team.skills_root", json.dumps(str(target / "team-skills")))
-    from store.team.push import push
 
     pushed = push(library)
     say("a colleague reviews in the hub")
@@ -198,16 +202,12 @@ def build_team(
 
 def stop_hub(target: Path) -> bool:
     """Stop the demo's hub (False: it was not running)."""
-    from store.team import server
 
     return server.stop(hub_folder(target))
 
 
 def _members(hub: Any) -> None:
     import psycopg  # the team extra: `demo --team` needs it
-
-    from store.team import hub as hub_api
-    from store.team import server
 
     with psycopg.connect(hub.url(database=DATABASE), autocommit=True) as conn:
         hub_api.init(conn)
@@ -219,7 +219,6 @@ def _members(hub: Any) -> None:
 def _developer(target: Path, hub: Any, dev: Developer) -> Path:
     """A teammate's library: a session, its lessons approved by its developer, a drafted
     SKILL.md; pushed to the hub."""
-    from store.team.push import push
 
     path = target / "team-developers" / dev.user
     shutil.rmtree(path, ignore_errors=True)
@@ -315,7 +314,6 @@ def _draft(library: Library, conn: Any, dev: Developer) -> None:
 
 def _colleague(hub: Any, developers: list[Path]) -> int:
     """Sam's decisions, through the team review queue; dana's own pushed nodes approved."""
-    from store.team.review import TeamQueue
 
     decided = 0
     queue = TeamQueue(hub.url(COLLEAGUE, DATABASE))
@@ -343,8 +341,6 @@ def _colleague(hub: Any, developers: list[Path]) -> int:
 
 
 def _pull(library: Library) -> dict[str, Any]:
-    from store.team.drafts import install
-    from store.team.pull import pull
 
     report = pull(library)
     if report.nodes_changed:
