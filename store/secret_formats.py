@@ -222,6 +222,19 @@ KIND_PREFIXES: tuple[str, ...] = tuple(
 )
 
 
+def may_hold_format(text: str) -> bool:
+    """False only when `format_spans(text)` yields nothing: no run of `MIN_RUN` token
+    characters (the scan `format_spans` starts with, stopped at the first run) and no
+    webhook host."""
+    found = _RUNS.match(text)  # always matches: a run, or the end of the text
+    if found is not None and found.start("run") >= 0:
+        return True
+    return _WEBHOOK_HOSTS.search(text) is not None
+
+
+_WEBHOOK_HOSTS = re.compile("|".join(re.escape(host) for host, _ in _WEBHOOKS))
+
+
 def format_spans(text: str) -> Iterator[tuple[int, int, str]]:
     """(start, end, kind) of every token in a known credential format, in no fixed order."""
     for found in _RUNS.finditer(text):

@@ -21,6 +21,7 @@ from functools import lru_cache
 
 from store.ingest.caseblind import CaseBlind
 from store.ingest.memo import per_session
+from store.models.quick import quick_init
 
 #: Pending needs at least this informativeness; below it a candidate is suppressed.
 MIN_INFORMATIVENESS = 0.35
@@ -171,6 +172,7 @@ STOPWORDS = frozenset(
 )
 
 
+@quick_init  # one or more per candidate
 @dataclass(frozen=True)
 class Verdict:
     """How informative a summary is (0..1), and why it is kept out of the queue ("" if not)."""

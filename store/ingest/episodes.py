@@ -45,15 +45,17 @@ from store.ingest.actions import (
 )
 from store.ingest.candidates import Candidate
 from store.ingest.changes import (
+    _acted_between,
     _command_changes,
     _edit_changes,
     _install_changes,
     _join,
-    _last_command,
-    _looks,
     _was,
     _with_symptom,
+    needed,
     output_only,
+    prose_only,
+    tweak_doubt,
 )
 from store.ingest.failure_bar import (
     _SEVERAL_STEPS,
@@ -94,7 +96,7 @@ def candidates(
         ]
         if not dead_ends:
             continue
-        fix = solution(episode)
+        fix = solution(episode, _between(found, episode))
         if fix is not None and not fix.routine and _own_tests_only(episode, edited):
             fix = replace(fix, routine="the agent rewrote its own test until it passed")
         if fix is not None and _hygiene(runs[-1], edited, episode):
@@ -110,7 +112,7 @@ def candidates(
         # The precision bar: what is left must have a shape reviewers approve.
         kept = [run for run, d in made if d is not None]
         if fix is not None:
-            fix = replace(fix, unproven=fix.unproven or _unproven_fix(episode, kept, written))
+            fix = replace(fix, unproven=_unproven_fix(episode, kept, written) or fix.unproven)
         dead_ends = [
             replace(d, unproven=d.unproven or _unproven(run, d, episode, written))
             for run, d in zip(kept, dead_ends, strict=True)
@@ -317,7 +319,23 @@ def _bare(line: str, cause: str) -> str:
     return ""
 
 
-def solution(episode: Episode) -> Candidate | None:
+def _between(found: Sequence[Action], episode: Episode) -> list[Action]:
+    """The actions of the episode's stream that worked between its first failure and its
+    success (routine ones included: a `cd` or a `git add` can be what made it work)."""
+    first, success = episode.failures[0], episode.success
+    if success is None:
+        return []
+    return [
+        a
+        for a in found
+        if a.stream == first.stream
+        and first.pos < a.pos < success.pos
+        and not a.failed
+        and a.harness is None
+    ]
+
+
+def solution(episode: Episode, between: Sequence[Action] = ()) -> Candidate | None:
     """What changed between the first failing attempt and the one that worked; None when
     the episode never closed. A success with nothing changed is kept as routine (a rerun
     that passed says nothing reusable)."""
@@ -325,17 +343,20 @@ def solution(episode: Episode) -> Candidate | None:
     if success is None:
         return None
     first = episode.failures[0]
-    # What was done in between explains the success better than the retried command's own
-    # tweaks; those count only when nothing else changed.
+    # Only what can honestly be credited: an edit in between, an install of the package the
+    # error said was missing, or — when nothing else that acts ran in between — a small
+    # named change to the command itself. A command run in between is never the credit.
     failed_with = episode.failures[-1].result.text
     narrowed = ""
-    changes = _edit_changes(episode.changes, failed_with) + _install_changes(episode.changes)
-    if not changes:  # no edit, no install: the last project command run in between (a
-        # rollback, a deploy), unless it only looked (`kubectl get pods`) and the command
-        # itself changed (the pod name it found)
-        changes = _last_command(episode.changes)
+    changes = _edit_changes(episode.changes, failed_with)
+    changes += _install_changes(episode.changes, failed_with)
+    doubt = ""
+    if not changes:
         tweaked = _command_changes(first.command, success.command)
-        if tweaked and (not changes or _looks(episode.changes)):
+        doubt = _acted_between(episode.changes, between) or (
+            tweak_doubt(first.command, success.command, needed(failed_with)) if tweaked else ""
+        )
+        if tweaked and not doubt:
             changes = tweaked
             if _narrowed(first.command, success.command):
                 narrowed = "the retry only ran a narrower or another target: it fixed nothing"
@@ -343,18 +364,24 @@ def solution(episode: Episode) -> Candidate | None:
                 narrowed = "the retry only changed how the command reports: it fixed nothing"
     # The dead end beside it quotes the error; a solution names it only by its code or class.
     was = _was(failed_with)
-    edits = sum(a.tool.name in EDIT_TOOLS for a in episode.changes)
+    edits = sum(
+        a.tool.name in EDIT_TOOLS and not prose_only(a, failed_with) for a in episode.changes
+    )
     installs = sum(_installs(a) for a in episode.changes)
-    routine = "" if changes else "passed again with nothing changed in between"
+    told = _told(episode)
+    if told and not changes:  # the error's own output named the command: that is the credit
+        changes = [_ran_last(episode.changes)]
+        doubt = ""
+    routine = "" if changes or doubt else "passed again with nothing changed in between"
     if edits + installs > 1:
         # Which change fixed it is a guess; the agent's own account of the fix (a text
         # node) or the dead end's stated cause says it better than a list of edits.
         routine = f"{edits + installs} changes in between: which one fixed it is not clear"
-    if _told(episode):
+    if told:
         routine = "ran what the error said to run"
     if narrowed:
         routine = routine or narrowed
-    how = " after " + _join(changes) if changes else " on a rerun"
+    how = " after " + _join(changes) if changes else ("" if doubt else " on a rerun")
     summary = snippets.fit(f"{_call(success)} succeeds{how}{was}")
     begin = min([success.call.line_start, *(c.call.line_start for c in episode.changes)])
     span = snippets.output_line(success.result.text, last=True)
@@ -362,8 +389,13 @@ def solution(episode: Episode) -> Candidate | None:
     return Candidate(
         "episode", "SOLUTION", success.done, success.stream, success.done_pos,
         span[0] if span else 0, evidence or _call(success), CONFIDENCE, summary, begin,
-        success.done.line_end, routine=routine,
+        success.done.line_end, routine=routine, unproven=doubt,
     )  # fmt: skip
+
+
+def _ran_last(changes: Sequence[Action]) -> str:
+    ran = [a for a in changes if a.command]
+    return f"running `{snippets.clean(snippets.main_stage(ran[-1].command), 70)}`"
 
 
 def _mechanics(action: Action) -> Candidate:

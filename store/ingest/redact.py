@@ -45,7 +45,7 @@ from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 from store.ingest.secret_names import is_reference, named_spans
-from store.secret_formats import KIND_PREFIXES, format_spans
+from store.secret_formats import KIND_PREFIXES, format_spans, may_hold_format
 from store.skills.lint import secret_spans
 
 REDACTED = "[REDACTED]"
@@ -155,7 +155,27 @@ _TRIGGERS = (
     "aiza", "k_live_", "private key", "eyj", "://", "secret", "pass", "token", "key", "auth",
     "bearer", "credential", "pw", "sig", "curl", "mysql", "mariadb", "login", "redis-cli",
 )  # fmt: skip
-_TRIGGER = re.compile("|".join(map(re.escape, _TRIGGERS)))  # faster than 29 `in` tests
+
+
+def _alternation(words: tuple[str, ...] | list[str]) -> str:
+    """A regex matching where any of `words` starts, factored by first character
+    (`a(?:iza|kia|uth)|…`): the engine tries one branch per position instead of every word.
+    Only for `search`: a word that is a prefix of another stands for both."""
+    rests: dict[str, list[str]] = {}
+    for word in words:
+        rests.setdefault(word[0], []).append(word[1:])
+    branches = []
+    for first, rest in sorted(rests.items()):
+        if "" in rest:
+            branches.append(re.escape(first))
+        elif len(rest) == 1:
+            branches.append(re.escape(first + rest[0]))
+        else:
+            branches.append(f"{re.escape(first)}(?:{_alternation(rest)})")
+    return "|".join(branches)
+
+
+_TRIGGER = re.compile(_alternation(_TRIGGERS))  # faster than 29 `in` tests or a flat `|`
 
 
 def redact(text: str) -> str:
@@ -163,18 +183,28 @@ def redact(text: str) -> str:
     # A marker can give a rule the context it lacked (`…aAuthorization:` becomes
     # `…]Authorization:`, a word start), so text that changed is redacted again until it
     # stays the same; text without secrets takes one pass.
+    low = _lowered(text)
+    if _quiet(text, low):
+        return text
     for _ in range(_MAX_PASSES):
-        done = _redact_once(text)
+        done = _redact_once(text, low)
         if done == text:
             break
-        text = done
+        text, low = done, _lowered(done)
     return text
 
 
-def _redact_once(text: str) -> str:
+def _quiet(text: str, low: str) -> bool:
+    """True when `_candidate_spans` can yield nothing, so `redact` leaves `text` as it is:
+    the gates `_candidate_spans` itself applies, without running any rule (`low`:
+    `_lowered(text)`). Most text the warm tier redacts (one clause at a time) is quiet."""
+    return _TRIGGER.search(low) is None and not may_hold_format(text)
+
+
+def _redact_once(text: str, low: str) -> str:
+    """One pass of every rule over `text` (`low`: `_lowered(text)`)."""
     if not text:
         return text
-    low = _lowered(text)
     spans = _merged(_candidate_spans(text, low), _markers(text))
     if not spans:
         return text

@@ -420,6 +420,25 @@ def reports_finding(text: str) -> bool:
     return bool(CONCLUDED.search(text) or _REPORTED_FINDING.search(text))
 
 
+#: A statement that blames a cause ("The issue was that …", "The real problem is …", "Root
+#: cause: …"): the agent's account of why something failed.
+CAUSE_FRAME = re.compile(
+    r"^\W*(?:so,?\s+)?(?:the\s+)?(?:real\s+|actual\s+|underlying\s+|main\s+)?(?:root\s+cause"
+    r"|(?:issue|problem|cause|culprit|bug)\s+(?:is|was|here is|here was)\b)",
+    re.IGNORECASE,
+)
+#: A finding as a linter or compiler reports it: a file and line, then the message
+#: ("`server.go:224` - Should use tagged switch", "src/a.ts:12:5: error …").
+_COPIED_FINDING = re.compile(
+    r"^\W*`?[\w@./-]+\.[A-Za-z]\w{0,7}:\d+(?::\d+)?`?\s*(?:[-–—:]|\(|\w+:)"
+)
+
+
+def copied_finding(summary: str) -> bool:
+    """A summary that is a tool's finding copied out (it opens on a file and line)."""
+    return bool(_COPIED_FINDING.search(summary))
+
+
 def concluded(text: str) -> bool:
     return bool(CONCLUDED.search(text))
 

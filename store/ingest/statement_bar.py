@@ -267,12 +267,22 @@ def _unshaped(c: Candidate, context: _Context) -> str:
     named = _named_things(summary)
     messages = context.streams[c.stream]
     run = evidence.last_run(messages, c.pos)
-    if run is not None and run in evidence.closed and bar.CAUSAL.search(summary):
+    if c.type == "DISCOVERY" and shapes.copied_finding(summary):
+        return "a finding copied from a tool's report (a file and line, then the message)"
+    blamed = c.type == "DISCOVERY" and any(
+        shapes.CAUSE_FRAME.search(text) for text in (summary, c.evidence.lstrip("#*->• \t"))
+    )
+    unborne = (
+        blamed and _after_edits(evidence, c.pos) and not _cause_borne_out(evidence, named, c.pos)
+    )
+    if run is not None and run in evidence.closed and bar.CAUSAL.search(summary) and not unborne:
         return ""  # the agent's explanation of why a command that failed now passes
     if c.type == "HYPOTHESIS":
         return _unproven_guess(c)  # what comes after it settles it (`_settled`)
     if not named or not evidence.shown(named, c.pos):
         return "nothing it names appears in the session's tool output before it"
+    if unborne:
+        return "a cause it states that the tool output does not bear out"
     subject = [e for e in bar.entities(shapes.subject_of(summary)) if len(e) >= 4]
     if c.type not in ("DEAD_END", "SOLUTION") and evidence.worked_on(subject, c.pos):
         return "about code the agent is changing (its work in progress)"
@@ -297,6 +307,29 @@ def _unshaped(c: Candidate, context: _Context) -> str:
     if read_off:
         return ""  # read off the output of the command just before it
     return "neither a conclusion nor read off a command's output"
+
+
+def _after_edits(evidence: _Evidence, pos: int) -> bool:
+    """Whether the agent edited files shortly before `pos`: a cause stated then ("The issue
+    was that …") is its account of its own change, which the output must bear out."""
+    return any(pos - _CAUSE_WINDOW <= p < pos for p, _ in evidence.edits)
+
+
+def _cause_borne_out(evidence: _Evidence, named: Sequence[str], pos: int) -> bool:
+    """Whether the tool output shortly before `pos` bears out a cause the agent states ("The
+    issue was that …"): the output of a command that failed shows one of the things it
+    names (the error it explains), or the output of any command shows at least half of
+    them, two at least (not only the subject it makes a claim about)."""
+    window = [(p, text) for p, text in evidence.outputs if pos - _CAUSE_WINDOW <= p < pos]
+    failed = {p for p, a in evidence.runs.items() if a.failed}
+    if any(e in text for p, text in window if p in failed for e in named):
+        return True
+    shown = sum(any(e in text for _, text in window) for e in named)
+    return shown >= max(2, (len(named) + 1) // 2)
+
+
+#: Messages before a stated cause in which the failure it explains is looked for.
+_CAUSE_WINDOW = 40
 
 
 def _report(c: Candidate, context: _Context) -> bool:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from store.models.quick import quick_init
+
 # -- sessions and the reasoning DAG (DESIGN §6) ---------------------------------------------
 
 NODE_TYPES: tuple[str, ...] = (
@@ -32,6 +34,7 @@ ERASED = "[erased]"
 SCOPES: tuple[str, ...] = ("PROJECT", "TEAM")
 
 
+@quick_init
 @dataclass(frozen=True)
 class ToolUse:
     """A tool call inside an assistant message."""
@@ -42,6 +45,7 @@ class ToolUse:
     skill: str = ""  # for the `Skill` tool: the skill it launched
 
 
+@quick_init
 @dataclass(frozen=True)
 class ToolResult:
     """A tool result inside a user record."""
@@ -51,6 +55,7 @@ class ToolResult:
     is_error: bool
 
 
+@quick_init
 @dataclass(frozen=True)
 class TranscriptMessage:
     """One message of a session: consecutive records that form one turn part (assistant lines
@@ -95,6 +100,7 @@ class ParsedSession:
     sources: tuple[str, ...] = ()
 
 
+@quick_init
 @dataclass(frozen=True)
 class ExtractedNode:
     """A node proposed by an extraction tier, before dedup and storage."""
@@ -115,6 +121,7 @@ class ExtractedNode:
     suppressed: str = ""
 
 
+@quick_init
 @dataclass(frozen=True)
 class ExtractedEdge:
     source: str  # ExtractedNode.key

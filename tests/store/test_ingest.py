@@ -128,6 +128,7 @@ def debugging_session(
     t.tool(
         "Bash",
         "pytest tests/integration -x",
+        "ResourceWarning: unclosed session in fixture 'db' (tests/conftest.py:14)\n"
         f"FAILED tests/integration/test_pay.py - TimeoutError: pool exhausted\nenv: {SECRET}",
         is_error=True,
     )

@@ -512,7 +512,8 @@ def test_a_discovery_the_tool_output_bears_out_gets_more_confidence() -> None:
     )
     alone, confirmed = Transcript(), Transcript()
     alone.run("Bash", "NAME READY\napi-6d9 1/1", command="kubectl get pods")
-    confirmed.run("Bash", "api-6d9 0/1 readiness: GET /healthz 503", command="kubectl get pods")
+    confirmed.run("Bash", "api-6d9 0/1 readiness: GET /healthz 503 (READINESS_DEPS:"
+                  " ledger-grpc unreachable)", command="kubectl get pods")  # fmt: skip
     for t in (alone, confirmed):
         t.say(said)
     plain, borne_out = only(alone.extract(), "DISCOVERY"), only(confirmed.extract(), "DISCOVERY")
@@ -538,7 +539,8 @@ def test_corroboration_adds_005_to_the_higher_confidence() -> None:
 
 def test_corroboration_is_capped_at_075() -> None:
     t = Transcript()
-    t.run("Bash", "cache.py:7: key = f'{path}:{user}'", command="grep -n key cache.py")
+    t.run("Bash", "cache.py:7: def cache_key(path): return f'{path}:{user}'  # no LANG",
+          command="grep -n key cache.py")  # fmt: skip
     # Five DISCOVERY phrases (0.70) and an explicit conclusion (0.65): one node, 0.75.
     t.say("It turns out I found the root cause: interesting, the culprit is `cache.py`, whose"
           " `cache_key()` ignores `LANG`.")  # fmt: skip
@@ -856,7 +858,7 @@ def test_version_control_bookkeeping_is_routine_but_commit_hooks_are_not() -> No
     assert "Pre-commit validation failed" in commit.summary
 
 
-def test_what_was_run_in_between_explains_a_success_better_than_the_commands_own_tweaks() -> None:
+def test_a_command_run_in_between_is_never_credited_nor_the_retrys_own_tweaks() -> None:
     t = Transcript()
     t.run("Bash", "error: timed out waiting for the condition", error=True,
           command="kubectl -n api rollout status deploy/api --timeout=10s")  # fmt: skip
@@ -868,8 +870,12 @@ def test_what_was_run_in_between_explains_a_success_better_than_the_commands_own
     t.run("Bash", 'deployment "api" successfully rolled out',
           command="kubectl -n api rollout status deploy/api --timeout=120s")  # fmt: skip
     fix = only(t.extract(), "SOLUTION")
-    assert "after running `gh workflow run deploy.yml -f tag=v3.8.4`" in fix.summary
-    assert "--timeout" not in fix.summary.split(" succeeds ")[1]
+    # The deploy or the longer timeout: which one made it work is a guess either way.
+    assert fix.suppressed == (
+        "another command ran in between (`gh workflow run deploy.yml -f tag=v3.8.4`): what"
+        " fixed it is not clear"
+    )
+    assert " after " not in fix.summary
 
 
 def test_each_error_of_a_retry_loop_is_its_own_dead_end() -> None:

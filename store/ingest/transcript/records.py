@@ -40,39 +40,32 @@ _BOM = b"\xef\xbb\xbf"
 _MAX_SKIP_KEYS = 64  # hostile type names must not grow `skipped` without bound
 
 
-class _Reader:
-    """Chunks of the lines of a file's first `size` bytes, at most `_CHUNK` bytes each."""
-
-    def __init__(self, handle: IO[bytes], size: int) -> None:
-        self.handle, self.remaining = handle, size
-
-    def chunk(self) -> bytes:
-        if self.remaining <= 0:
-            return b""
-        data = self.handle.readline(min(_CHUNK, self.remaining))
-        self.remaining = self.remaining - len(data) if data else 0  # empty: the file shrank
-        return data
-
-
 def _read_lines(handle: IO[bytes], size: int) -> Iterator[bytes | None]:
-    """Lines of the first `size` bytes of `handle`; None for an overlong line."""
-    reader = _Reader(handle, size)
-    while chunk := reader.chunk():
-        yield chunk if chunk.endswith(b"\n") else _long_line(reader, chunk)
-
-
-def _long_line(reader: _Reader, first: bytes) -> bytes | None:
-    """A line longer than one chunk (or an unterminated last line). Past `MAX_LINE_BYTES` the
-    rest is read and dropped chunk by chunk, so no more than that is ever held."""
-    parts, held = [first], len(first)
-    while not parts[-1].endswith(b"\n") and (chunk := reader.chunk()):
-        held += len(chunk)
-        if held > MAX_LINE_BYTES:
-            while not chunk.endswith(b"\n") and (chunk := reader.chunk()):
-                pass
-            return None
-        parts.append(chunk)
-    return b"".join(parts)
+    """Lines of the first `size` bytes of `handle`; None for a line longer than
+    `MAX_LINE_BYTES`. Read in blocks of `_CHUNK` bytes: an overlong line is dropped block by
+    block, so no more than that is ever held."""
+    remaining = size
+    carried: list[bytes] = []  # the start of a line that runs past the block read so far
+    held = 0
+    overlong = False  # the carried line is past `MAX_LINE_BYTES`: its rest is dropped
+    while remaining > 0 and (block := handle.read(min(_CHUNK, remaining))):
+        remaining -= len(block)  # a short read: the file shrank, and the next read is empty
+        start = 0
+        while (end := block.find(b"\n", start)) >= 0:
+            line = block[start : end + 1]
+            start = end + 1
+            if carried or overlong:
+                held += len(line)
+                yield None if overlong or held > MAX_LINE_BYTES else b"".join([*carried, line])
+                carried, held, overlong = [], 0, False
+            else:
+                yield line  # within one block: never overlong
+        if start < len(block) and not overlong:
+            held += len(block) - start
+            overlong = held > MAX_LINE_BYTES
+            carried = [] if overlong else [*carried, block[start:]]
+    if carried or overlong:  # an unterminated last line
+        yield None if overlong else b"".join(carried)
 
 
 def parse_lines(
@@ -89,37 +82,33 @@ def parse_lines(
 def _iter_records(
     lines: Iterable[bytes | None], file: str, start_line: int, skipped: Counter[str]
 ) -> Iterator[dict[str, Any]]:
-    for number, raw, last in _numbered(lines, start_line):
-        obj, reason = _decode(raw, last)
+    iterator = iter(lines)
+    raw = next(iterator, _END)
+    number = start_line
+    loads = json.loads
+    while raw is not _END:
+        following = next(iterator, _END)
+        try:  # the usual line: `_decode`'s answer without its checks
+            if raw is None or len(raw) > MAX_LINE_BYTES or raw[:1] == b"\xef":  # or a BOM
+                raise ValueError
+            obj, reason = loads(raw.decode("utf-8")), ""
+        except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+            obj, reason = _decode(raw, following is _END)
         if reason:
             skipped[reason] += 1
-            continue
-        if obj is _BLANK:
-            continue
-        record = _classify(obj, skipped)
-        if record is not None:
-            record["_file"] = file
-            record["_line"] = number
-            yield record
-
-
-def _numbered(
-    lines: Iterable[bytes | None], start: int
-) -> Iterator[tuple[int, bytes | None, bool]]:
-    """(line number, line, is it the last one)."""
-    iterator = iter(lines)
-    try:
-        previous = next(iterator)
-    except StopIteration:
-        return
-    number = start
-    for line in iterator:
-        yield number, previous, False
+        elif obj is not _BLANK:
+            kind = obj.get("type") if obj.__class__ is dict else None
+            used = kind.__class__ is str and kind in USED_TYPES
+            record = obj if used else _classify(obj, skipped)
+            if record is not None:
+                record["_file"] = file
+                record["_line"] = number
+                yield record
+        raw = following
         number += 1
-        previous = line
-    yield number, previous, True
 
 
+_END: Any = object()  # past the last line
 _BLANK = object()
 
 

@@ -50,11 +50,13 @@ class _Session:
         self.progress: list[_Piece] = []  # held apart until every file is read
         self.file_agents: set[str] = set()  # agents with records in a subagent file
         self.skipped: Counter[str] = Counter()
-        self.cwds: Counter[str] = Counter()
-        self.main_cwds: Counter[str] = Counter()  # outside sidechains: where the user works
-        self.session_ids: Counter[str] = Counter()
+        # Counts in plain dicts (a `Counter`'s `+= 1` costs twice a dict's `get`).
+        self.cwds: dict[str, int] = {}
+        self.main_cwds: dict[str, int] = {}  # outside sidechains: where the user works
+        self.session_ids: dict[str, int] = {}
         self.branch = self.version = ""
         self.first: tuple[datetime, str] | None = None
+        self.last_stamp = ""  # the last stamp `_see_time` was given
         self.last: tuple[datetime, str] | None = None
         self.compactions = 0
         self.skills: list[str] = []
@@ -95,7 +97,8 @@ class _Session:
             message = self._system(record, env)
         else:
             message = self._summary(record, env)
-        self._count(message)
+        if message is None or self.bad:
+            self._count(message)
 
     def _count(self, message: _Msg | None) -> None:
         if message is None:
@@ -103,28 +106,60 @@ class _Session:
         elif self.bad:
             self.skipped["bad_field"] += 1
 
+    def _odd(self, value: Any) -> str:
+        """`_str`'s answer for a value that is not exactly a `str` (missing, null, a number)."""
+        if isinstance(value, str):
+            return value
+        if value is not None:
+            self.bad = True
+        return ""
+
     def _envelope(self, record: dict[str, Any], where: _Where) -> _Envelope:
-        stamp = self._str(record, "timestamp")
-        if stamp:
+        # `_str` and `_flag` written out: this runs for every record.
+        get = record.get
+        stamp = get("timestamp", "")
+        if stamp.__class__ is not str:
+            stamp = self._odd(stamp)
+        if stamp and stamp != self.last_stamp:  # the same stamp again changes nothing
             self._see_time(stamp)
-        sidechain = self._flag(record, "isSidechain")
+            self.last_stamp = stamp
+        side = get("isSidechain")
+        if side is not None and side is not True and side is not False:
+            self.bad = True
+        sidechain = side is True
         if where.is_main:
             self._see_main(record, sidechain)
-        agent_id = self._str(record, "agentId") or where.agent_id
-        meta = self._flag(record, "isMeta")
-        return _Envelope(self._str(record, "uuid"), stamp, sidechain, agent_id, meta)
+        agent_id = get("agentId", "")
+        if agent_id.__class__ is not str:
+            agent_id = self._odd(agent_id)
+        meta = get("isMeta")
+        if meta is not None and meta is not True and meta is not False:
+            self.bad = True
+        uuid = get("uuid", "")
+        if uuid.__class__ is not str:
+            uuid = self._odd(uuid)
+        return _Envelope(uuid, stamp, sidechain, agent_id or where.agent_id, meta is True)
 
     def _see_main(self, record: dict[str, Any], sidechain: bool) -> None:
-        cwd = self._str(record, "cwd")
+        get = record.get
+        cwd, sid = get("cwd", ""), get("sessionId", "")
+        branch, version = get("gitBranch", ""), get("version", "")
+        if cwd.__class__ is not str:
+            cwd = self._odd(cwd)
+        if sid.__class__ is not str:
+            sid = self._odd(sid)
+        if branch.__class__ is not str:
+            branch = self._odd(branch)
+        if version.__class__ is not str:
+            version = self._odd(version)
         if cwd:
-            self.cwds[cwd] += 1
+            self.cwds[cwd] = self.cwds.get(cwd, 0) + 1
             if not sidechain:
-                self.main_cwds[cwd] += 1
-        sid = self._str(record, "sessionId")
+                self.main_cwds[cwd] = self.main_cwds.get(cwd, 0) + 1
         if sid:
-            self.session_ids[sid] += 1
-        self.branch = self._str(record, "gitBranch") or self.branch
-        self.version = self._str(record, "version") or self.version
+            self.session_ids[sid] = self.session_ids.get(sid, 0) + 1
+        self.branch = branch or self.branch
+        self.version = version or self.version
 
     def _see_time(self, stamp: str) -> None:
         key = _timestamp_key(stamp)
@@ -425,7 +460,7 @@ class _Session:
         stem = main_file.stem
         if stem in self.session_ids or _is_agent_file(main_file):
             return stem
-        common = self.session_ids.most_common(1)
+        common = Counter(self.session_ids).most_common(1)
         return common[0][0] if common else stem
 
     def finish(
@@ -434,7 +469,7 @@ class _Session:
         """The session; `read`: (absolute path, label) of every file read."""
         self._settle_progress(read)
         built = self._build_messages()
-        project = (self.main_cwds or self.cwds).most_common(1)
+        project = Counter(self.main_cwds or self.cwds).most_common(1)
         return ParsedSession(
             session_id=_clean(session_id),
             project=_clean(project[0][0]) if project else "",
