@@ -97,7 +97,7 @@ async def measure_review(library_dir: Path, decisions: int = 20) -> dict[str, An
                 latencies.append(await _approve_latency(pilot, table, detail))
             pending = len(table.rows)
             started = time.perf_counter()
-            await pilot.press("g")  # grouped by session: headers between the rows
+            await pilot.press("G")  # grouped by session: headers between the rows
             while not table.grouped:
                 await pilot.pause(0.005)
             grouped = time.perf_counter() - started

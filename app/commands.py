@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import asyncio
 from functools import partial
+from typing import Any
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.dom import DOMNode
 from textual.fuzzy import Matcher
 from textual.markup import escape
+from textual.screen import Screen
 
-from app.screens.base import VIEWS, LibrarianScreen, PaletteCommand
+from app.screens.base import CURSOR_VERBS, VIEWS, LibrarianScreen, PaletteCommand, screen_keys
 from store.library import Library
 from store.text import one_line
 
@@ -47,29 +49,55 @@ class LibrarianCommands(Provider):
         if isinstance(library, Library):
             self._jump_list = await asyncio.to_thread(jumps, library)
 
-    def _commands(self) -> list[PaletteCommand]:
+    def _commands(self) -> list[tuple[str, str, str, DOMNode]]:
+        """(title, action, help, the node that runs it): the views, the current screen's own
+        entries, then every key that works on it now, then the library's commands."""
+        screen = self.screen
         commands: list[PaletteCommand] = [
             (f"view: {title.lower()}", f"app.view({mode!r})", f"Open the {title} screen")
             for _, mode, title in VIEWS
         ]
-        if isinstance(self.screen, LibrarianScreen):
-            commands += self.screen.palette_commands()
-        return commands + list(GLOBAL)
+        if isinstance(screen, LibrarianScreen):
+            commands += screen.palette_commands()
+        found: list[tuple[str, str, str, DOMNode]] = [
+            (title, action, help_text, screen) for title, action, help_text in commands
+        ]
+        found += key_commands(screen, {action for _, action, _ in commands})
+        return found + [(title, action, help_text, screen) for title, action, help_text in GLOBAL]
 
-    async def _run(self, screen: DOMNode, action: str) -> None:
-        await self.app.run_action(action, screen)
+    async def _run(self, node: DOMNode, action: str) -> None:
+        await self.app.run_action(action, node)
 
     async def discover(self) -> Hits:
-        for title, action, help_text in self._commands():
-            yield DiscoveryHit(title, partial(self._run, self.screen, action), help=help_text)
+        for title, action, help_text, node in self._commands():
+            yield DiscoveryHit(title, partial(self._run, node, action), help=help_text)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        for title, action, help_text in [*self._commands(), *getattr(self, "_jump_list", [])]:
+        jumps: list[tuple[str, str, str, DOMNode]] = [
+            (t, a, h, self.screen) for t, a, h in getattr(self, "_jump_list", [])
+        ]
+        for title, action, help_text, node in [*self._commands(), *jumps]:
             score = matcher.match(title)
             if score > 0:
-                callback = partial(self._run, self.screen, action)
+                callback = partial(self._run, node, action)
                 yield Hit(score, literal_highlight(matcher, title), callback, help=help_text)
+
+
+def key_commands(screen: Screen[Any], covered: set[str]) -> list[tuple[str, str, str, DOMNode]]:
+    """One entry per key that works on `screen` now (`screen_keys`), named by the screen and
+    what it does, with its key: `review: approve (a)`. Cursor moves are left out, and so are
+    actions the screen's own entries already offer."""
+    where = (screen.name or "screen").lower()
+    found: list[tuple[str, str, str, DOMNode]] = []
+    for row in screen_keys(screen):
+        action = row.binding.action
+        if not row.enabled or row.verb in CURSOR_VERBS or action in covered:
+            continue
+        covered.add(action)
+        title = f"{where}: {row.binding.description.lower()} ({row.keys})"
+        found.append((title, action, escape(row.text), row.node))
+    return found
 
 
 def jumps(library: Library) -> list[PaletteCommand]:

@@ -14,9 +14,10 @@ from typing import ClassVar
 
 from textual import work
 from textual.app import App
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 
 from app.commands import LibrarianCommands
+from app.dialogs.keys_sheet import KeysSheet, SheetLine
 from app.live import LiveData
 from app.messages import (
     CatalogChanged,
@@ -31,7 +32,7 @@ from app.messages import (
     SkillShowRequested,
     SkillsLoaded,
 )
-from app.screens.base import VIEWS, LibrarianScreen
+from app.screens.base import VIEWS, LibrarianScreen, screen_keys
 from app.screens.graph import GraphScreen
 from app.screens.health import HealthScreen
 from app.screens.lineage import LineageScreen
@@ -47,6 +48,7 @@ from store.models import Node
 from store.text import one_line
 from store.verify import verify
 from widgets.dag_view import DagView
+from widgets.keys import bind
 
 #: VIEWS lives with the screens (app.screens.base); re-exported for the bench.
 __all__ = ["VIEWS", "LibrarianApp"]
@@ -62,24 +64,27 @@ class LibrarianApp(App[int]):
     BINDINGS: ClassVar[list[BindingType]] = [
         *(
             # Kept out of the footer (it holds at most seven keys); `?` and the palette list them.
-            Binding(
-                key,
+            bind(
+                "view",
                 f"view('{mode}')",
                 title,
                 show=False,
                 id=f"view.{mode}",
                 tooltip=f"{title} screen",
+                key=key,
             )
             for key, mode, title in VIEWS
         ),
-        Binding(
-            "question_mark",
-            "toggle_help",
-            "Help",
+        bind(
+            "keys",
+            "keys",
+            "Keys",
             id="app.help",
-            tooltip="Show or hide the keys of the focused widget",
+            tooltip="This screen's keys, grouped by purpose",
         ),
-        Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit"),
+        # Out of the footer too (`?` lists it; ctrl+q quits as well): the screens' keys need
+        # the room, at most seven in all.
+        bind("quit", "quit", "Quit", show=False, id="app.quit", tooltip="Quit"),
     ]
 
     def __init__(
@@ -96,7 +101,6 @@ class LibrarianApp(App[int]):
         self._warm = warm
         self._show_timings = show_timings
         self._stop = threading.Event()
-        self._help_visible = False
         self._warming = False
         self._started = False
         self._graph_node: str | None = None  # a node to put the DAG cursor on once it is drawn
@@ -217,12 +221,21 @@ class LibrarianApp(App[int]):
         elif self.screen.name != mode:
             await self.switch_screen(mode)
 
-    def action_toggle_help(self) -> None:
-        if self._help_visible:
-            self.action_hide_help_panel()
-        else:
-            self.action_show_help_panel()
-        self._help_visible = not self._help_visible
+    def action_keys(self) -> None:
+        """The `?` sheet: the current screen's keys in its current state, by purpose."""
+        screen = self.screen
+        if isinstance(screen, KeysSheet):
+            screen.dismiss()
+            return
+        lines = [
+            SheetLine(
+                row.group, row.keys, row.binding.tooltip or row.binding.description, row.enabled
+            )
+            for row in screen_keys(screen)
+        ]
+        lines.append(SheetLine("Screens", "^p", "the command palette: every action here, by name"))
+        title = screen.sub_title or self.title
+        self.push_screen(KeysSheet(f"Keys · {title}", lines))
 
     async def _skills_screen(self) -> SkillsScreen:
         await self.action_view("skills")

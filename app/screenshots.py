@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import html
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from rich.cells import cell_len
 from textual import events
 from textual.pilot import Pilot
 from textual.worker import WorkerState
@@ -35,6 +38,8 @@ REVIEWER = {"reviewer.name": "Dana Reviewer", "reviewer.email": "dana@example.co
 TASK = "roll back the bad deploy of the payments service"
 FINDING_SKILL = "terraform-plan-review"
 DRIFTING_SKILL = "kubernetes-rollout"
+#: The demo skill with the most relations around it (the graph screenshot's centre).
+GRAPH_SKILL = "incident-triage"
 OVERLAP_SKILL = "release-notes"
 OVERLAP_COPY = "release-notes-copy"
 #: Longer than any debounce in the app (the detail panes wait for the cursor to rest; the
@@ -157,7 +162,7 @@ async def review_detail(pilot: Pilot[Any]) -> None:
 async def review_suppressed(pilot: Pilot[Any]) -> None:
     """The nodes the knowledge bar kept out, each with its reason, grouped by session."""
     await review(pilot)
-    await pilot.press("S", "g")
+    await pilot.press("S", "G")
     await settle(pilot)
 
 
@@ -175,7 +180,7 @@ async def session_dag(pilot: Pilot[Any]) -> None:
     biggest = max(app.library.sessions(), key=lambda s: (s.node_count, s.session_id))
     await app.open_session(biggest.session_id)
     await settle(pilot)
-    await pilot.press("h", "down", "down", "c")
+    await pilot.press("H", "down", "down", "right")
     await settle(pilot)
 
 
@@ -202,15 +207,15 @@ async def review_enrichment(pilot: Pilot[Any]) -> None:
 
 
 async def graph(pilot: Pilot[Any]) -> None:
-    """kubernetes-rollout, whose v2 drifted as the candidate: what it needs, and the skills
-    that need it, one pinned to v1 (reached from the graph's default skill, which
-    `backspace` goes back to)."""
+    """incident-triage, the demo skill with the most relations: what it requires (a retired
+    skill, pinned by hand), the skills it complements and enables, and the two that need it
+    (reached from the graph's default skill, which `backspace` goes back to)."""
     await settle(pilot)
     await pilot.press("4")
     await settle(pilot)
     app = pilot.app
     assert isinstance(app, LibrarianApp)
-    await app.open_skill_screen("graph", DRIFTING_SKILL)
+    await app.open_skill_screen("graph", GRAPH_SKILL)
     await settle(pilot)
 
 
@@ -296,12 +301,55 @@ async def shoot(library: Library, steps: Steps, size: tuple[int, int] = SIZE) ->
     async with app.run_test(size=size) as pilot:
         await steps(pilot)
         await pilot.wait_for_scheduled_animations()
-        return app.export_screenshot(title="Skill Librarian")
+        return plain_spaces(app.export_screenshot(title="Skill Librarian"))
+
+
+def plain_spaces(svg: str) -> str:
+    """The SVG as every renderer draws it. Textual writes a row as runs of text stretched to
+    a `textLength`, blanks as no-break spaces; a renderer that ignores `textLength` (librsvg)
+    draws them at its fallback font's advance, so the columns drifted and coloured cells
+    stood apart from the rest of their row. Each run is split where two blanks meet (between
+    columns) and each part placed at its own cell."""
+    svg = _TEXT_RUN.sub(_split_run, svg)
+    return svg.replace("<svg ", '<svg xml:space="preserve" ', 1)  # the blanks inside runs
+
+
+_TEXT_RUN = re.compile(
+    r'<text (?P<before>[^>]*?)x="(?P<x>[\d.]+)"(?P<middle>[^>]*?)textLength="(?P<length>[\d.]+)"'
+    r"(?P<after>[^>]*)>(?P<body>[^<]*)</text>"
+)
+#: Words, and words joined by single blanks (a heading stays one underlined run).
+_WORD = re.compile("[^ \u00a0]+(?:[ \u00a0][^ \u00a0]+)*")
+
+
+def _split_run(match: re.Match[str]) -> str:
+    """One text run as one `<text>` per word, at the word's cell ("" when it is blank)."""
+    text = html.unescape(match["body"])
+    cells = cell_len(text)
+    if not cells:
+        return ""
+    width = float(match["length"]) / cells
+    x = float(match["x"])
+    return "".join(
+        f'<text {match["before"]}x="{x + cell_len(text[: w.start()]) * width:.2f}"'
+        f'{match["middle"]}textLength="{cell_len(w[0]) * width:.2f}"{match["after"]}>'
+        f"{html.escape(w[0].replace(chr(0xA0), ' '), quote=False)}</text>"
+        for w in _WORD.finditer(text)
+    )
+
+
+#: Shots taken at another terminal size than `SIZE`: the demo's dependency graph is small
+#: (seven skills around its busiest one), so its screen is shown in a shorter terminal rather
+#: than mostly blank.
+SIZES: dict[str, tuple[int, int]] = {"graph.svg": (SIZE[0], 26)}
 
 
 async def shoot_all(library: Library) -> dict[str, str]:
     """Every screenshot in `SHOTS`, by file name."""
-    return {filename: await shoot(library, steps) for filename, steps in SHOTS.items()}
+    return {
+        filename: await shoot(library, steps, SIZES.get(filename, SIZE))
+        for filename, steps in SHOTS.items()
+    }
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -14,7 +14,7 @@ from typing import ClassVar
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
@@ -31,6 +31,8 @@ from widgets.dag_layout import (
     ordered_nodes,
     type_word,
 )
+from widgets.keys import bind
+from widgets.line_table import navigation_bindings, wrap
 
 #: The component class that colours each node type's glyph and type word.
 TYPE_CLASSES: dict[str, str] = {t: f"dag-view--{t.lower().replace('_', '-')}" for t in NODE_TYPES}
@@ -46,44 +48,36 @@ class DagView(ScrollView, can_focus=True):
     | --- | --- |
     | up / k, down / j | move the cursor |
     | pageup, pagedown, home, end | jump |
-    | p | jump to a parent (again: the next parent, when there are several) |
-    | c | jump to a child (again: the next child) |
+    | left | jump to a parent (again: the next parent, when there are several) |
+    | right | jump to a child (again: the next child) |
     | enter | select the node under the cursor |
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up,k", "cursor_up", "Up", show=False, tooltip="Previous node", id="dag.up"),
-        Binding("down,j", "cursor_down", "Down", show=False, tooltip="Next node", id="dag.down"),
-        Binding(
-            "pageup", "page_up_rows", "Page up", show=False, tooltip="Up a page", id="dag.page_up"
+        *navigation_bindings(
+            "dag",
+            up="Previous node",
+            down="Next node",
+            page_up="Up a page",
+            page_down="Down a page",
+            first="First node",
+            last="Last node",
         ),
-        Binding(
-            "pagedown",
-            "page_down_rows",
-            "Page down",
-            show=False,
-            tooltip="Down a page",
-            id="dag.page_down",
-        ),
-        Binding("home", "first", "First", show=False, tooltip="First node", id="dag.first"),
-        Binding("end", "last", "Last", show=False, tooltip="Last node", id="dag.last"),
-        Binding(
-            "p",
+        bind(
+            "left",
             "parent",
             "Parent",
-            tooltip="Jump to a node with an edge into this one; press again for the next",
             id="dag.parent",
+            tooltip="Jump to a node with an edge into this one; press again for the next",
         ),
-        Binding(
-            "c",
+        bind(
+            "right",
             "child",
             "Child",
-            tooltip="Jump to a node this one has an edge into; press again for the next",
             id="dag.child",
+            tooltip="Jump to a node this one has an edge into; press again for the next",
         ),
-        Binding(
-            "enter", "select", "Open", tooltip="Open the node under the cursor", id="dag.select"
-        ),
+        bind("open", "select", "Open", id="dag.select", tooltip="Open the node under the cursor"),
     ]
 
     COMPONENT_CLASSES = {
@@ -160,7 +154,7 @@ class DagView(ScrollView, can_focus=True):
         self._parents: Mapping[str, tuple[str, ...]] = {}
         self._children: Mapping[str, tuple[str, ...]] = {}
         self._arcs: frozenset[str] = frozenset()
-        # The last p/c jump (action, origin, target, step), so pressing it again cycles.
+        # The last parent/child jump (action, origin, target, step), so pressing it again cycles.
         self._jump: tuple[str, str, str, int] | None = None
         self._jumping = False
 
@@ -321,11 +315,12 @@ class DagView(ScrollView, can_focus=True):
     def render_line(self, y: int) -> Strip:
         width = self.size.width
         index = int(self.scroll_offset.y) + y
-        if not self._rows and y == 0:
+        if not self._rows:
+            lines = wrap(self.empty_text, width)
+            if y >= len(lines):
+                return Strip.blank(width, self.rich_style)
             style = self.get_component_rich_style("dag-view--gutter")
-            return Strip([Segment(f" {self.empty_text}", style)]).adjust_cell_length(
-                width, self.rich_style
-            )
+            return Strip([Segment(lines[y], style)]).adjust_cell_length(width, self.rich_style)
         if index >= len(self._rows):
             return Strip.blank(width, self.rich_style)
         return self._row_strip(index, width)

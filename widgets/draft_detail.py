@@ -16,6 +16,7 @@ from textual.widgets import Static
 
 from store.models import PATTERN_KIND_LABELS, Draft, GraduationCheck
 from store.text import neutralise, one_line
+from widgets.hanging import hanging
 from widgets.pattern_text import (
     checklist,
     draft_body,
@@ -80,7 +81,7 @@ class DraftDetailView(VerticalScroll, can_focus=True):
         self._check = check
         self._diff = diff
         if self.is_mounted:
-            self.query_one("#draft-detail-body", Static).update(self.renderable())
+            self.query_one("#draft-detail-body", Static).update(hanging(self.renderable()))
             if not same:
                 self.scroll_home(animate=False, immediate=True)
 

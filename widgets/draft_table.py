@@ -6,12 +6,13 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.style import Style
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.message import Message
 
 from store.models import Draft
 from store.text import one_line
 from widgets.decision_table import DecisionTable
+from widgets.keys import bind
 from widgets.line_table import Column, navigation_bindings
 from widgets.pattern_text import when
 
@@ -46,9 +47,7 @@ class DraftTable(DecisionTable[Draft, str]):
             first="First draft",
             last="Last draft",
         ),
-        Binding(
-            "enter", "select", "Open", show=False, id="drafts.select", tooltip="Read the SKILL.md"
-        ),
+        bind("open", "select", "Open", show=False, id="drafts.select", tooltip="Read the SKILL.md"),
     ]
 
     COMPONENT_CLASSES = {

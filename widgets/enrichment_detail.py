@@ -19,6 +19,7 @@ from textual.widgets import Static
 
 from store.models import Enrichment
 from store.text import one_line
+from widgets.hanging import hanging
 from widgets.pattern_text import diff_text, section, when
 
 EMPTY = "Select a proposal to read the rewrite it proposes."
@@ -72,7 +73,7 @@ class EnrichmentDetailView(VerticalScroll, can_focus=True):
         )
         self._proposal = proposal
         if self.is_mounted:
-            self.query_one("#enrichment-detail-body", Static).update(self.renderable())
+            self.query_one("#enrichment-detail-body", Static).update(hanging(self.renderable()))
             if not same:
                 self.scroll_home(animate=False, immediate=True)
 

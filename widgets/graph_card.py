@@ -17,7 +17,9 @@ from textual.widgets import Static
 
 from store.models import GraphFocus, GraphProblems
 from store.text import neutralise, one_line
+from widgets.graph_list import dependencies_of
 from widgets.graph_style import skill_label, status_style
+from widgets.hanging import flush, hanging
 
 EMPTY = "No skill to show yet: scan some skills (`librarian scan`)."
 
@@ -109,7 +111,7 @@ class GraphCard(VerticalScroll, can_focus=False):
         self._trail = tuple(trail)
         self._waiting = waiting
         if self.is_mounted:
-            self.query_one("#graph-card-body", Static).update(self.renderable())
+            self.query_one("#graph-card-body", Static).update(hanging(self.renderable()))
 
     def renderable(self) -> RenderableType:
         focus = self._focus
@@ -117,22 +119,24 @@ class GraphCard(VerticalScroll, can_focus=False):
             return Text(self._waiting or EMPTY, style="dim")
         title = skill_label(focus.name, focus.status, 120)
         title.stylize("bold")
+        title.append_text(
+            Text.assemble(
+                "  ",
+                (focus.status, status_style(focus.status)),
+                f" · v{focus.version_no} · depends on {len(dependencies_of(focus))}",
+                (" (missing)", "dim red") if focus.status == "missing" else "",
+            )
+        )
         parts: list[RenderableType] = [
             title,
-            Text.assemble(
-                (focus.status, status_style(focus.status)),
-                f" · v{focus.version_no} · depends on {len(focus.dependencies)}",
-                (" (missing)", "dim red") if focus.status == "missing" else "",
-            ),
-            Text(neutralise(focus.description[:600], keep_newlines=False), style="dim"),
-            Text(""),
+            flush(Text(neutralise(focus.description[:600], keep_newlines=False), style="dim")),
             self._radius(focus),
         ]
         problems = problem_lines(focus.problems)
         if problems:
-            parts += [Text(""), Text("Graph problems", style="bold red"), *problems]
+            parts += [Text("Graph problems", style="bold red"), *problems]
         elif focus.complete:
-            parts += [Text(""), Text("No cycle or dangling reference here.", style="dim")]
+            parts += [Text("No cycle or dangling reference here.", style="dim")]
         if self._trail:
             back = " ← ".join(one_line(n, 30) for n in self._trail[:4])
             more = " …" if len(self._trail) > 4 else ""

@@ -15,17 +15,19 @@ from typing import ClassVar
 
 from rich.segment import Segment
 from rich.style import Style
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.message import Message
 from textual.strip import Strip
 
+from store.lifecycle.graph import DEPENDENCY_TYPES
 from store.models import BlastRadius, Dependency, Dependent, GraphFocus
 from store.text import one_line
 from widgets.graph_style import glyph, status_style
+from widgets.keys import bind
 from widgets.line_table import LineTable, fit, navigation_bindings
 
 #: Widths of the relation and status columns; the name takes the rest.
-RELATION_WIDTH = 15
+RELATION_WIDTH = 17
 STATUS_WIDTH = 10
 #: Below this width the status column is left out.
 NARROW = 56
@@ -47,8 +49,14 @@ class GraphRow:
         return f"{self.relation}\t{self.name}\t{self.more}"
 
 
+def dependencies_of(focus: GraphFocus) -> list[Dependency]:
+    """What the centred skill depends on: its `requires` and `extends` relations (the others
+    are related skills, as `librarian blast` has them)."""
+    return [d for d in focus.dependencies if d.relation in DEPENDENCY_TYPES]
+
+
 def dependency_rows(dependencies: Sequence[Dependency]) -> list[GraphRow]:
-    """What the skill depends on (every relation type), dangling targets marked."""
+    """What the skill depends on, dangling targets marked."""
     return [
         GraphRow(
             d.name,
@@ -81,8 +89,21 @@ def dependent_rows(focus: GraphFocus) -> list[GraphRow]:
     return rows
 
 
-def related_rows(radius: BlastRadius) -> list[GraphRow]:
-    return [GraphRow(r.name, r.status, r.relation) for r in radius.related]
+def related_rows(focus: GraphFocus) -> list[GraphRow]:
+    """Skills merely related to the centred one (complements, enables, often used with):
+    those it points at (`→ enables`), then those pointing at it (`← complements`)."""
+    outgoing = [
+        GraphRow(
+            d.name,
+            d.status,
+            f"→ {d.relation}",
+            note="no such skill" if d.missing else ("by hand" if d.manual else ""),
+        )
+        for d in focus.dependencies
+        if d.relation not in DEPENDENCY_TYPES
+    ]
+    incoming = [GraphRow(r.name, r.status, f"← {r.relation}") for r in focus.radius.related]
+    return outgoing + incoming
 
 
 def _tree(radius: BlastRadius) -> list[Dependent]:
@@ -96,6 +117,11 @@ def _tree(radius: BlastRadius) -> list[Dependent]:
         ordered.append(d)
         stack += reversed(children.get(d.name, []))
     return ordered
+
+
+def _label(row: GraphRow) -> str:
+    """The skill's name and its note, as listed."""
+    return one_line(row.name, 300) + (f" ({row.note})" if row.note else "")
 
 
 class GraphList(LineTable[GraphRow, str]):
@@ -118,8 +144,8 @@ class GraphList(LineTable[GraphRow, str]):
             first="First skill",
             last="Last skill",
         ),
-        Binding(
-            "enter",
+        bind(
+            "open",
             "select",
             "Centre",
             show=False,
@@ -152,6 +178,8 @@ class GraphList(LineTable[GraphRow, str]):
     alert: bool = False
     #: Shown on the first row when there are no rows (set by the screen).
     empty_text = "None."
+    #: The longest indent, name and note listed (the relation column follows it).
+    _label_width = 0
 
     @dataclass
     class Highlighted(Message):
@@ -209,23 +237,37 @@ class GraphList(LineTable[GraphRow, str]):
             Segment(text, cursor if is_cursor else self.rich_style + style)
             for text, style in self._cells(row, width)
         ]
-        return Strip(segments).crop(0, width).simplify()
+        fill = cursor if is_cursor else self.rich_style
+        return Strip(segments).adjust_cell_length(width, fill).simplify()
+
+    def _rows_replaced(self) -> None:
+        # The relation and status columns follow the longest name (not the far edge).
+        self._label_width = max(
+            (2 * min(r.depth - 1, 12) + len(_label(r)) for r in self.rows if not r.more),
+            default=0,
+        )
+
+    def _relation_width(self) -> int:
+        """As wide as the longest relation listed, at most `RELATION_WIDTH` (names get the
+        rest)."""
+        return min(max((len(r.relation) for r in self.rows), default=0), RELATION_WIDTH)
 
     def _cells(self, row: GraphRow, width: int) -> list[tuple[str, Style]]:
         indent = "  " * min(row.depth - 1, 12)
-        note = f" ({row.note})" if row.note else ""
         # A narrow column drops the status word (the glyph's colour still says it).
         status_width = STATUS_WIDTH + 1 if width >= NARROW else 0
-        name_width = max(width - len(indent) - 3 - RELATION_WIDTH - 1 - status_width, 6)
+        relation_width = self._relation_width()
+        room = min(width - 3 - relation_width - 1 - status_width, self._label_width)
+        name_width = max(room - len(indent), 6)
         name = one_line(row.name, 300)
         dim = self.get_component_rich_style("graph-list--dim")
         colour = status_style(row.status)
-        label = fit(name + note, name_width)
+        label = fit(_label(row), name_width)
         cells = [
             (f" {indent}{glyph(row.status)} ", colour),
             (label[: len(name)], colour if row.status == "missing" else Style()),
             (label[len(name) :], colour if row.note == "no such skill" else dim),
-            (" " + fit(row.relation, RELATION_WIDTH), dim),
+            (" " + fit(row.relation, relation_width), dim),
         ]
         if status_width:
             cells.append((" " + fit(row.status, STATUS_WIDTH), colour))

@@ -19,6 +19,7 @@ from textual.widgets import Static
 from store.models import Outcome, SkillHealth
 from store.text import one_line
 from widgets.graph_style import status_style, verdict_style
+from widgets.hanging import hanging
 from widgets.health_table import sparkline
 
 EMPTY = "Select a skill to see its versions, flags and recent runs."
@@ -114,7 +115,7 @@ class HealthDetail(VerticalScroll, can_focus=True):
         if settings is not None:
             self._settings = dict(settings)
         if self.is_mounted:
-            self.query_one("#health-detail-body", Static).update(self.renderable())
+            self.query_one("#health-detail-body", Static).update(hanging(self.renderable()))
             if not same:
                 self.scroll_home(animate=False, immediate=True)
 

@@ -15,13 +15,14 @@ from typing import ClassVar
 
 from rich.segment import Segment
 from rich.style import Style
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.message import Message
 from textual.strip import Strip
 
 from store.models import HEALTH_VERDICTS, SkillHealth
 from store.text import one_line
 from widgets.graph_style import status_style, verdict_style
+from widgets.keys import bind
 from widgets.line_table import Column, LineTable, fit, fit_cell, navigation_bindings
 
 SPARKS = "▁▂▃▄▅▆▇█"
@@ -29,6 +30,8 @@ NO_RUNS = "·"
 NO_TREND = (-1.0,) * 8  # eight weeks without runs
 #: The columns; the cells are drawn by `HealthTable.render_row` (each in its own style, the
 #: trend as a sparkline).
+#: Below this width the last run and the flags are left out (the detail pane has them).
+NARROW = 100
 COLUMNS: tuple[Column[SkillHealth], ...] = (
     Column("verdict", 9),
     Column("skill", 0),
@@ -37,8 +40,8 @@ COLUMNS: tuple[Column[SkillHealth], ...] = (
     Column("fail", 5, right=True),
     Column("rate", 4, right=True),
     Column("trend", 8),
-    Column("last run", 10),
-    Column("flags", 26),
+    Column("last run", 10, narrow=NARROW),
+    Column("flags", 26, narrow=NARROW),
 )
 
 
@@ -98,8 +101,8 @@ class HealthTable(LineTable[SkillHealth, int]):
             first="Worst skill",
             last="Last skill",
         ),
-        Binding(
-            "enter",
+        bind(
+            "open",
             "select",
             "Detail",
             show=False,
@@ -217,8 +220,10 @@ class HealthTable(LineTable[SkillHealth, int]):
         for char, empty in spark:
             cells.append((char, dim if empty else trend_style))
         cells.append((" " * (widths[6] - len(spark) + 1), Style()))
-        cells.append((fit(h.last_run[:10] or "never", widths[7]) + " ", dim))
-        cells.append((fit(flags_text(h), widths[8]), warning))
+        if widths[7]:
+            cells.append((fit(h.last_run[:10] or "never", widths[7]) + " ", dim))
+        if widths[8]:
+            cells.append((fit(flags_text(h), widths[8]), warning))
         return cells
 
 

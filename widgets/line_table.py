@@ -5,6 +5,7 @@ follow from the columns."""
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
@@ -12,31 +13,34 @@ from typing import Any, ClassVar, Generic, TypeVar
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.geometry import Size
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from widgets.keys import bind
+
 RowT = TypeVar("RowT")
 KeyT = TypeVar("KeyT")
 
-#: (keys, action, description, id suffix) of the navigation bindings, in help-panel order.
-_NAVIGATION: tuple[tuple[str, str, str, str], ...] = (
-    ("up,k", "cursor_up", "Up", "up"),
-    ("down,j", "cursor_down", "Down", "down"),
-    ("pageup", "page_up_rows", "Page up", "page_up"),
-    ("pagedown", "page_down_rows", "Page down", "page_down"),
-    ("home", "first", "First", "first"),
-    ("end", "last", "Last", "last"),
+#: (action, description, verb: also the id suffix) of the navigation bindings, in help order.
+_NAVIGATION: tuple[tuple[str, str, str], ...] = (
+    ("cursor_up", "Up", "up"),
+    ("cursor_down", "Down", "down"),
+    ("page_up_rows", "Page up", "page_up"),
+    ("page_down_rows", "Page down", "page_down"),
+    ("first", "First", "first"),
+    ("last", "Last", "last"),
 )
 
 
 @dataclass(frozen=True)
 class Column(Generic[RowT]):
     """One column: its title, its width (0: what the fixed columns leave, at least the
-    table's FILL_MIN) and how a row's cell reads (`text`; None: the table's `cell_text`
-    supplies it). Right-aligned cells keep their end; `keep_end` cuts a long text at its start
+    table's FILL_MIN; a path column is no wider than its longest path) and how a row's cell
+    reads (`text`; None: the table's `cell_text` supplies it); `narrow` leaves it out of a
+    narrow table. Right-aligned cells keep their end; `keep_end` cuts a long text at its start
     (paths, where they differ)."""
 
     title: str
@@ -44,16 +48,16 @@ class Column(Generic[RowT]):
     text: Callable[[RowT], str] | None = None
     right: bool = False
     keep_end: bool = False
+    #: Left out of a table narrower than this (the detail pane still has it).
+    narrow: int = 0
 
 
 def navigation_bindings(prefix: str, **tooltips: str) -> list[BindingType]:
     """The cursor bindings, with ids `{prefix}.up` … `{prefix}.last` and tooltips by id suffix
     (`up=…`, `page_down=…`); the keys are hidden from the footer."""
     return [
-        Binding(
-            keys, action, text, show=False, id=f"{prefix}.{name}", tooltip=tooltips.get(name, "")
-        )
-        for keys, action, text, name in _NAVIGATION
+        bind(name, action, text, show=False, id=f"{prefix}.{name}", tooltip=tooltips.get(name, ""))
+        for action, text, name in _NAVIGATION
     ]
 
 
@@ -118,6 +122,8 @@ class LineTable(ScrollView, Generic[RowT, KeyT], can_focus=True):
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self._rows: list[RowT] = []
+        self._shared: dict[str, str] = {}  # path column title → the folder all rows share
+        self._longest: dict[str, int] = {}  # path column title → its longest text as drawn
         self._announced: object = ""  # the key last announced (unless HIGHLIGHT_REPEATS)
 
     # -- public API ----------------------------------------------------------------
@@ -144,6 +150,7 @@ class LineTable(ScrollView, Generic[RowT, KeyT], can_focus=True):
         current = self.current
         keep = focus or (self.row_key(current) if current is not None else None)
         self._rows = list(rows)
+        self._find_shared_folders()
         self._rows_replaced()
         self._resize()
         found = self.index_of(keep) if keep is not None else None
@@ -241,6 +248,16 @@ class LineTable(ScrollView, Generic[RowT, KeyT], can_focus=True):
 
     # -- helpers -------------------------------------------------------------------
 
+    def _find_shared_folders(self) -> None:
+        """For each path column, the folder all rows share (dropped when drawn)."""
+        self._shared, self._longest = {}, {}
+        for column in self.COLUMNS:
+            if column.keep_end:
+                paths = {self.cell_text(column, row) for row in self._rows}
+                shared = self._shared[column.title] = common_folder(paths)
+                cut = len(shared) - 2 if shared else 0  # "…/" stands for the shared folder
+                self._longest[column.title] = max((len(p) - cut for p in paths), default=0)
+
     def _clamp(self, index: int) -> int:
         return min(max(index, 0), max(len(self._rows) - 1, 0))
 
@@ -270,8 +287,10 @@ class LineTable(ScrollView, Generic[RowT, KeyT], can_focus=True):
         if y == 0:
             return self.render_header(width)
         line = int(self.scroll_offset.y) + y - 1
-        if not self._rows and y == 1:
-            return self._text_line(f"  {self.empty_text}", "dim", width)
+        if not self._rows:
+            lines = wrap(self.empty_text, width, indent=2)
+            if y <= len(lines):
+                return self._text_line(lines[y - 1], "dim", width)
         if line >= self._line_count():
             return Strip.blank(width, self.rich_style)
         index = self._row_at(line)
@@ -303,15 +322,24 @@ class LineTable(ScrollView, Generic[RowT, KeyT], can_focus=True):
     # -- the column model ----------------------------------------------------------
 
     def column_widths(self, width: int) -> list[int]:
-        """Each column's width in `width` cells (one space after each column)."""
-        fixed = sum(c.width for c in self.COLUMNS)
-        rest = max(width - fixed - len(self.COLUMNS), self.FILL_MIN)
-        return [c.width or rest for c in self.COLUMNS]
+        """Each column's width in `width` cells (one space after each column; 0: left out)."""
+        shown = [c for c in self.COLUMNS if width >= c.narrow]
+        fixed = sum(self._fixed_width(c) for c in shown)
+        rest = max(width - fixed - len(shown), self.FILL_MIN)
+        return [0 if width < c.narrow else self._fixed_width(c) or rest for c in self.COLUMNS]
+
+    def _fixed_width(self, column: Column[Any]) -> int:
+        """A fixed column's width; a path column's shrinks to its longest path (not its
+        title)."""
+        if not column.width or not column.keep_end or column.title not in self._longest:
+            return column.width
+        return min(column.width, max(self._longest[column.title], len(column.title)))
 
     def header_text(self, width: int) -> str:
         return " ".join(
             c.title.rjust(w) if c.right else pad(c.title, w)
             for c, w in zip(self.COLUMNS, self.column_widths(width), strict=True)
+            if w
         )
 
     def cell_text(self, column: Column[Any], row: RowT) -> str:
@@ -320,11 +348,18 @@ class LineTable(ScrollView, Generic[RowT, KeyT], can_focus=True):
             raise NotImplementedError(f"no text for column {column.title!r}")
         return column.text(row)
 
+    def shown_text(self, column: Column[Any], row: RowT) -> str:
+        """A cell's text as drawn: a path without the folder all rows share."""
+        text = self.cell_text(column, row)
+        shared = self._shared.get(column.title, "") if column.keep_end else ""
+        return "…/" + text[len(shared) :] if shared and text.startswith(shared) else text
+
     def cells(self, row: RowT, width: int) -> list[tuple[str, str]]:
         """(column title, its text fitted to the column and a space) for one row."""
         return [
-            (c.title, fit_cell(c, self.cell_text(c, row), w) + " ")
+            (c.title, fit_cell(c, self.shown_text(c, row), w) + " ")
             for c, w in zip(self.COLUMNS, self.column_widths(width), strict=True)
+            if w
         ]
 
     def row_base(self, row: RowT) -> Style:
@@ -354,6 +389,37 @@ def fit_cell(column: Column[Any], text: str, width: int) -> str:
     if column.right:
         return text[-width:].rjust(width)
     return fit(text, width, keep_end=column.keep_end)
+
+
+def common_folder(paths: Iterable[str]) -> str:
+    """The folder (with its last `/`) that every path in `paths` is under, never a path's
+    last part; "" when they share none worth dropping (only `/` or `~/`) or some text is not
+    an absolute or home path."""
+    distinct = {p for p in paths if p}
+    if not all(p.startswith(("/", "~/")) for p in distinct):
+        return ""  # not all paths (a project name, say): nothing to drop
+    split = [p.split("/")[:-1] for p in distinct]
+    shared: list[str] = []
+    for parts in zip(*split, strict=False):
+        if len(set(parts)) != 1:
+            break
+        shared.append(parts[0])
+    folder = "/".join(shared) + "/"
+    return folder if split and len(folder) > 2 else ""
+
+
+def wrap(text: str, width: int, indent: int = 1, hang: int = 2) -> list[str]:
+    """`text` in lines of at most `width` cells: `indent` spaces before the first line,
+    `hang` more before the others (a hanging indent); words longer than a line are split."""
+    first = " " * indent
+    lines = textwrap.wrap(
+        text,
+        max(width, indent + hang + 1),
+        initial_indent=first,
+        subsequent_indent=first + " " * hang,
+        break_on_hyphens=False,
+    )
+    return lines or [first]
 
 
 def pad(text: str, width: int) -> str:

@@ -7,11 +7,12 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.style import Style
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.message import Message
 
 from store.models import Event
 from store.text import one_line
+from widgets.keys import bind
 from widgets.line_table import Column, LineTable, navigation_bindings
 from widgets.lineage_text import event_summary, when
 
@@ -43,8 +44,8 @@ class LineageEvents(LineTable[Event, int]):
             first="Newest event",
             last="Oldest event loaded (loads more when there are)",
         ),
-        Binding(
-            "enter",
+        bind(
+            "open",
             "select",
             "Select",
             show=False,

@@ -8,13 +8,14 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.text import Text
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from store.models import Lineage, Node, ProvenanceSession
 from store.text import one_line
+from widgets.keys import bind
 from widgets.lineage_text import STATUS_STYLES, when
 
 #: Node type → (glyph, style), as the Sessions DAG draws them.
@@ -56,18 +57,18 @@ class LineageProvenance(Tree[ProvenanceItem]):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("k", "cursor_up", "Up", show=False, id="provenance.up", tooltip="Previous line"),
-        Binding("j", "cursor_down", "Down", show=False, id="provenance.down", tooltip="Next line"),
-        Binding(
-            "space",
+        bind("up", "cursor_up", "Up", show=False, id="provenance.up", tooltip="Previous line"),
+        bind("down", "cursor_down", "Down", show=False, id="provenance.down", tooltip="Next line"),
+        bind(
+            "fold",
             "toggle_node",
             "Fold",
             show=False,
             id="provenance.fold",
             tooltip="Fold or unfold the branch under the cursor",
         ),
-        Binding(
-            "enter",
+        bind(
+            "open",
             "select_cursor",
             "Open",
             show=False,

@@ -8,21 +8,24 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.style import Style
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.message import Message
 
 from store.models import SKILL_STATUSES, LineageVersion
 from store.text import one_line
+from widgets.keys import bind
 from widgets.line_table import Column, LineTable, navigation_bindings
 from widgets.lineage_text import when
 
+#: Below this width the warning and lint counts are left out (the status keeps room).
+NARROW = 56
 COLUMNS: tuple[Column[LineageVersion], ...] = (
     Column("ver", 4, lambda r: f"v{r.version_no}"),
     Column("date", 16, lambda r: when(r.created_at)),
     Column("how", 9, lambda r: r.event.removeprefix("skill.")),
     Column("status", 0, lambda r: status_text(r)),
-    Column("warn", 4, lambda r: str(r.warning_count) if r.warning_count else "-"),
-    Column("lint", 4, lambda r: str(r.finding_count) if r.finding_count else "-"),
+    Column("warn", 4, lambda r: str(r.warning_count) if r.warning_count else "-", narrow=NARROW),
+    Column("lint", 4, lambda r: str(r.finding_count) if r.finding_count else "-", narrow=NARROW),
 )
 STATUS_CLASSES = {s: f"lineage-versions--{s}" for s in SKILL_STATUSES}
 
@@ -47,8 +50,8 @@ class LineageVersions(LineTable[LineageVersion, int]):
             first="Newest version",
             last="First version",
         ),
-        Binding(
-            "enter",
+        bind(
+            "open",
             "select",
             "Read diff",
             show=False,

@@ -18,24 +18,28 @@ from typing import Any, ClassVar
 
 from rich.segment import Segment
 from rich.style import Style
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.message import Message
 from textual.strip import Strip
 
 from store.models import NODE_TYPES, Node
-from store.text import one_line
+from store.text import home_relative, one_line
+from widgets.keys import bind
 from widgets.line_table import Column, LineTable, fit, fit_cell, navigation_bindings, pad
 
 #: The columns; the flags (marked, busy, status) and the age follow the table's state
 #: (`NodeTable.cell_text`).
+#: Below this width the informativeness and session columns are left out (the detail pane
+#: shows both), so the summary keeps room.
+NARROW = 100
 COLUMNS: tuple[Column[Node], ...] = (
     Column("", 3),
     Column("type", 13, lambda r: one_line(r.type, 20)),
     Column("conf", 4, lambda r: f"{r.confidence:.2f}"[:4]),
-    Column("info", 4, lambda r: f"{r.informativeness:.2f}"[:4]),
+    Column("info", 4, lambda r: f"{r.informativeness:.2f}"[:4], narrow=NARROW),
     Column("summary", 0, lambda r: one_line(r.summary, 400)),
-    Column("project", 18, lambda r: one_line(r.project, 300), keep_end=True),
-    Column("session", 8, lambda r: one_line(r.session_id, 40)),
+    Column("project", 18, lambda r: one_line(home_relative(r.project), 300), keep_end=True),
+    Column("session", 8, lambda r: one_line(r.session_id, 40), narrow=NARROW),
     Column("age", 4),
 )
 #: The component class that colours each node type's word.
@@ -82,23 +86,23 @@ class NodeTable(LineTable[Node, str]):
             first="First node",
             last="Last node",
         ),
-        Binding(
-            "m",
+        bind(
+            "mark",
             "toggle_mark",
             "Mark",
             show=False,
             id="nodes.mark",
             tooltip="Mark or unmark this node; a decision applies to every marked node",
         ),
-        Binding(
-            "ctrl+a",
+        bind(
+            "mark_all",
             "mark_all",
             "Mark all",
             show=False,
             id="nodes.mark_all",
             tooltip="Mark every node in the list (again: unmark them all)",
         ),
-        Binding("enter", "select", "Open", show=False, id="nodes.select", tooltip="Open the node"),
+        bind("open", "select", "Open", show=False, id="nodes.select", tooltip="Open the node"),
     ]
 
     COMPONENT_CLASSES = {
@@ -303,6 +307,7 @@ class NodeTable(LineTable[Node, str]):
         top = int(self.scroll_offset.y)
         anchor = self._anchor(top, gone_rows)
         self._rows = rows
+        self._find_shared_folders()
         self._reindex()
         self._marked -= set(gone)
         self._resize()
@@ -402,7 +407,9 @@ class NodeTable(LineTable[Node, str]):
         """The columns' cells; a suppressed node's reason follows its summary."""
         cells: list[tuple[str, str]] = []
         for column, w in zip(self.COLUMNS, self.column_widths(width), strict=True):
-            text = self.cell_text(column, row)
+            if not w:
+                continue
+            text = self.shown_text(column, row)
             if column.title == "summary" and row.status == "suppressed" and row.suppressed_reason:
                 cells += _summary_cells(text, one_line(row.suppressed_reason, 200), w)
             else:

@@ -18,6 +18,7 @@ from textual.widgets import Static
 
 from store.models import PATTERN_KIND_LABELS, GraduationCheck, Pattern
 from store.text import neutralise, one_line
+from widgets.hanging import hanging
 from widgets.pattern_text import (
     checklist,
     draft_body,
@@ -97,7 +98,7 @@ class PatternDetailView(VerticalScroll, can_focus=True):
         self._pattern = check.pattern if check is not None else pattern
         self._check = check
         if self.is_mounted:
-            self.query_one("#pattern-detail-body", Static).update(self.renderable())
+            self.query_one("#pattern-detail-body", Static).update(hanging(self.renderable()))
             if not same:
                 self.scroll_home(animate=False, immediate=True)
 

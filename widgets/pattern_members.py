@@ -6,11 +6,12 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.style import Style
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.message import Message
 
 from store.models import NODE_TYPES, Node
 from store.text import one_line
+from widgets.keys import bind
 from widgets.line_table import Column, LineTable, navigation_bindings
 
 COLUMNS: tuple[Column[Node], ...] = (
@@ -44,8 +45,8 @@ class PatternMembers(LineTable[Node, str]):
             first="First node",
             last="Last node",
         ),
-        Binding(
-            "enter",
+        bind(
+            "open",
             "select",
             "Show in graph",
             show=False,

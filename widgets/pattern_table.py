@@ -12,11 +12,12 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from rich.style import Style
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.message import Message
 
 from store.models import PATTERN_KINDS, GraduationCheck, Pattern
 from store.text import one_line
+from widgets.keys import bind
 from widgets.line_table import Column, LineTable, navigation_bindings
 from widgets.pattern_text import criteria_met, pattern_state, retrieval_rate
 
@@ -83,8 +84,8 @@ class PatternTable(LineTable[Pattern, str]):
             first="First pattern",
             last="Last pattern",
         ),
-        Binding(
-            "enter",
+        bind(
+            "open",
             "select",
             "Members",
             show=False,

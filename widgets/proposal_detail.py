@@ -17,6 +17,7 @@ from textual.widgets import Static
 
 from store.models import RelationProposal, SharedSession
 from store.text import one_line
+from widgets.hanging import hanging
 from widgets.pattern_text import section, when
 from widgets.proposal_table import WARN_STATUSES
 
@@ -74,7 +75,7 @@ class ProposalDetailView(VerticalScroll, can_focus=True):
         self._proposal = proposal
         self._sessions = sessions
         if self.is_mounted:
-            self.query_one("#proposal-detail-body", Static).update(self.renderable())
+            self.query_one("#proposal-detail-body", Static).update(hanging(self.renderable()))
             if not same:
                 self.scroll_home(animate=False, immediate=True)
 

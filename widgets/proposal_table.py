@@ -7,12 +7,13 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.style import Style
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.message import Message
 
 from store.models import RelationProposal
 from store.text import one_line
 from widgets.decision_table import DecisionTable
+from widgets.keys import bind
 from widgets.line_table import Column, navigation_bindings
 from widgets.pattern_text import when
 
@@ -56,8 +57,8 @@ class ProposalTable(DecisionTable[RelationProposal, Pair]):
             first="First proposal",
             last="Last proposal",
         ),
-        Binding(
-            "enter",
+        bind(
+            "open",
             "select",
             "Open",
             show=False,

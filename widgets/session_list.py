@@ -6,20 +6,23 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.style import Style
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.message import Message
 
 from store.models import SessionSummary
-from store.text import one_line
+from store.text import home_relative, one_line
+from widgets.keys import bind
 from widgets.line_table import Column, LineTable, navigation_bindings
 
+#: Below this width the turn, tool call and error counts are left out (the project keeps room).
+NARROW = 100
 COLUMNS: tuple[Column[SessionSummary], ...] = (
     Column("started", 16, lambda r: started_text(r.started_at)),
-    Column("project", 0, lambda r: one_line(r.project, 300), keep_end=True),
-    Column("branch", 28, lambda r: one_line(r.branch, 100) or "-"),
-    Column("turns", 5, lambda r: str(r.turns), right=True),
-    Column("tools", 5, lambda r: str(r.tool_calls), right=True),
-    Column("errors", 6, lambda r: str(r.errors) if r.errors else "-", right=True),
+    Column("project", 40, lambda r: one_line(home_relative(r.project), 300), keep_end=True),
+    Column("branch", 0, lambda r: one_line(r.branch, 100) or "-"),
+    Column("turns", 5, lambda r: str(r.turns), right=True, narrow=NARROW),
+    Column("tools", 5, lambda r: str(r.tool_calls), right=True, narrow=NARROW),
+    Column("errors", 6, lambda r: str(r.errors) if r.errors else "-", right=True, narrow=NARROW),
     Column("nodes", 5, lambda r: str(r.node_count), right=True),
     Column("pending", 7, lambda r: str(r.pending_count) if r.pending_count else "-", right=True),
 )
@@ -45,8 +48,8 @@ class SessionList(LineTable[SessionSummary, str]):
             first="Newest",
             last="Oldest",
         ),
-        Binding(
-            "enter",
+        bind(
+            "open",
             "select",
             "Open",
             show=False,
@@ -76,6 +79,8 @@ class SessionList(LineTable[SessionSummary, str]):
 
     COLUMNS = COLUMNS
     COMPONENT_PREFIX = "session-list"
+    #: The branch takes what the other columns leave, at least this.
+    FILL_MIN = 16
 
     #: Shown on the first row when there are no rows (set by the screen).
     empty_text = "No sessions."

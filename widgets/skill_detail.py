@@ -18,6 +18,7 @@ from store.models import SkillDetail, Suggestion
 from store.models.overlap import OverlapPair
 from store.models.skills import FITS_WELL
 from store.text import home_relative, neutralise, one_line
+from widgets.hanging import hanging
 
 MAX_BODY_CHARS = 200_000
 SEVERITY_STYLE = {"high": "bold red", "medium": "yellow", "low": "cyan", "info": "dim"}
@@ -58,7 +59,7 @@ class SkillDetailView(VerticalScroll, can_focus=True):
             return
         sid = self.detail.summary.skill_id
         pairs = self.overlaps[1] if self.overlaps and self.overlaps[0] == sid else None
-        body.update(detail_text(self.detail, self.suggestion, pairs))
+        body.update(hanging(detail_text(self.detail, self.suggestion, pairs)))
         if not keep_scroll:
             self.scroll_home(animate=False)
 

@@ -6,25 +6,32 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.style import Style
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.message import Message
 
 from store.models import SkillSummary
 from store.text import home_relative, one_line
+from widgets.keys import bind
 from widgets.line_table import Column, LineTable, navigation_bindings
 
+#: Below these widths the version, warning and lint columns, then the root, are left out
+#: (the detail pane has them all; the severity marker stays in the first column).
+NARROW, NO_ROOT = 56, 90
 COLUMNS: tuple[Column[SkillSummary], ...] = (
     Column("", 2, lambda r: {"high": "!!", "medium": "! "}.get(r.max_severity, "  ")),
-    Column("name", 30, lambda r: one_line(r.name, 200)),
+    Column("name", 0, lambda r: one_line(r.name, 200)),
     Column("status", 11, lambda r: r.status + ("*" if r.shadowed else "")),
-    Column("ver", 4, lambda r: f"v{r.version_no}"),
-    Column("warn", 5, lambda r: str(r.warning_count) if r.warning_count else "-"),
+    Column("ver", 4, lambda r: f"v{r.version_no}", narrow=NARROW),
+    Column("warn", 5, lambda r: str(r.warning_count) if r.warning_count else "-", narrow=NARROW),
     Column(
         "lint",
         6,
         lambda r: f"{r.finding_count}{r.max_severity[:1].upper()}" if r.finding_count else "-",
+        narrow=NARROW,
     ),
-    Column("root", 0, lambda r: one_line(home_relative(r.root), 500), keep_end=True),
+    Column(
+        "root", 40, lambda r: one_line(home_relative(r.root), 500), keep_end=True, narrow=NO_ROOT
+    ),
 )
 
 
@@ -40,7 +47,7 @@ class SkillTable(LineTable[SkillSummary, int]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         *navigation_bindings("table"),
-        Binding("enter", "select", "Open", show=False, id="table.select"),
+        bind("open", "select", "Open", show=False, id="table.select"),
     ]
 
     COMPONENT_CLASSES = {
@@ -64,7 +71,7 @@ class SkillTable(LineTable[SkillSummary, int]):
     SkillTable > .skill-table--dim { color: $text-muted; }
     """
 
-    FILL_MIN = 4
+    FILL_MIN = 16
     COLUMNS = COLUMNS
     COMPONENT_PREFIX = "skill-table"
     HIGHLIGHT_REPEATS = True

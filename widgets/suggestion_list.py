@@ -36,6 +36,14 @@ class SuggestionList(OptionList):
     def suggestions(self) -> Sequence[Suggestion]:
         return self._suggestions
 
+    @property
+    def current(self) -> Suggestion | None:
+        """The highlighted suggestion, if any."""
+        if self.highlighted is None:
+            return None
+        chosen = self.get_option_at_index(self.highlighted).id
+        return next((s for s in self._suggestions if str(s.skill_id) == chosen), None)
+
     def set_suggestions(self, suggestions: Sequence[Suggestion]) -> None:
         """Show `suggestions`; when none fits the task well (`FITS_WELL`), a line says so
         above them (they stay: the closest there is)."""

@@ -7,7 +7,7 @@ from typing import ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
@@ -15,14 +15,23 @@ from textual.widgets import Label, Static
 from store.models import HealthChange
 from store.models.events import EventType
 from store.text import one_line
+from widgets.keys import bind
 
 
 class ConfirmChanges(ModalScreen[bool]):
-    """Lists the planned status changes; `y` / enter applies them, `n` / escape cancels."""
+    """Lists the planned status changes; `y` / enter applies them, escape cancels."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y,enter", "answer(True)", "Apply", id="confirm.yes", tooltip="Make the changes"),
-        Binding("n,escape", "answer(False)", "Cancel", id="confirm.no", tooltip="Change nothing"),
+        bind("yes", "answer(True)", "Apply", id="confirm.yes", tooltip="Make the changes"),
+        bind(
+            "open",
+            "answer(True)",
+            "Apply",
+            show=False,
+            id="confirm.enter",
+            tooltip="Make the changes",
+        ),
+        bind("clear", "answer(False)", "Cancel", id="confirm.no", tooltip="Change nothing"),
     ]
 
     def __init__(self, changes: Sequence[HealthChange]) -> None:

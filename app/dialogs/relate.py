@@ -10,13 +10,14 @@ from typing import ClassVar
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Select
 
 from store.models import RELATION_TYPES
 from store.text import one_line
+from widgets.keys import bind
 
 
 class RelateModal(ModalScreen[tuple[str, str] | None]):
@@ -25,7 +26,7 @@ class RelateModal(ModalScreen[tuple[str, str] | None]):
     Dismisses with (relation type, target name), or None."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", id="relate.cancel", tooltip="Close, change nothing"),
+        bind("clear", "cancel", "Cancel", id="relate.cancel", tooltip="Close, change nothing"),
     ]
 
     def __init__(self, source: str, kind: str = "requires", target: str = "") -> None:

@@ -9,7 +9,7 @@ from typing import ClassVar
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.message import Message
 from textual.screen import ModalScreen
@@ -18,6 +18,7 @@ from textual.worker import get_current_worker
 
 from store.library import Library
 from store.models import SkillSummary
+from widgets.keys import bind
 from widgets.skill_table import SkillTable
 
 #: Skills the picker lists at most.
@@ -36,14 +37,15 @@ class SkillPicker(ModalScreen[str | None]):
     Dismisses with the skill's id (as text), or None."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", id="picker.cancel", tooltip="Close, change nothing"),
-        Binding(
+        bind("clear", "cancel", "Cancel", id="picker.cancel", tooltip="Close, change nothing"),
+        bind(
             "down",
             "focus_list",
             "List",
             show=False,
             id="picker.list",
             tooltip="From the search field down into the list",
+            key="down",
         ),
     ]
 

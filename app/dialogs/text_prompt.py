@@ -7,17 +7,19 @@ from typing import ClassVar
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label
+
+from widgets.keys import bind
 
 
 class TextPrompt(ModalScreen[str | None]):
     """One line of text: Enter returns it (possibly empty), Escape returns None."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", id="prompt.cancel", tooltip="Close, change nothing"),
+        bind("clear", "cancel", "Cancel", id="prompt.cancel", tooltip="Close, change nothing"),
     ]
 
     def __init__(

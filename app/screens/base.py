@@ -7,8 +7,10 @@ handles; the palette runs their entries as actions."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
+from textual.binding import Binding
 from textual.dom import DOMNode
 from textual.screen import Screen
 from textual.widget import Widget
@@ -19,6 +21,7 @@ from app.messages import DraftFailed, DraftWritten
 from store.errors import LibrarianError
 from store.library import Library
 from store.text import one_line
+from widgets.keys import GROUPS, verb_of
 
 #: The screens by number key, in the order of the design: (key, mode name, title).
 VIEWS: tuple[tuple[str, str, str], ...] = (
@@ -120,6 +123,53 @@ def key_for(screen: Screen[Any], binding_id: str) -> str:
         if active.binding.id == binding_id:
             return screen.app.get_key_display(active.binding)
     return ""
+
+
+#: Verbs the palette leaves out: moving a cursor is not a command.
+CURSOR_VERBS = frozenset({"up", "down", "page_up", "page_down", "first", "last", "view", "keys"})
+
+
+@dataclass(frozen=True)
+class KeyRow:
+    """One key of the current screen as the `?` sheet and the palette show it: the binding,
+    the node whose action it runs, its keys as the footer shows them, its group in the
+    grammar (`widgets.keys`) and whether it works now (False: greyed out)."""
+
+    binding: Binding
+    node: DOMNode
+    keys: str
+    group: str
+    verb: str
+    enabled: bool
+
+    @property
+    def text(self) -> str:
+        """What the key does (its tooltip, else its description)."""
+        return self.binding.tooltip or self.binding.description
+
+
+def screen_keys(screen: Screen[Any]) -> list[KeyRow]:
+    """Every key of the grammar that works on `screen` in its current state (the focused
+    widget's, the screen's, the app's), one row per binding, in the grammar's group order.
+    Keys whose action does not apply here (`check_action` False) are not listed; greyed ones
+    are."""
+    rows: dict[tuple[int, str], KeyRow] = {}
+    for active in screen.active_bindings.values():
+        binding = active.binding
+        slot = (id(active.node), binding.id or binding.action)
+        shown = screen.app.get_key_display(binding)
+        if slot in rows:
+            row = rows[slot]
+            if shown not in row.keys.split(" "):
+                rows[slot] = KeyRow(
+                    row.binding, row.node, f"{row.keys} {shown}", row.group, row.verb, row.enabled
+                )
+            continue
+        verb = verb_of(binding)
+        if verb is None:  # Textual's own (scrolling, an input's editing keys)
+            continue
+        rows[slot] = KeyRow(binding, active.node, shown, verb.group, verb.name, active.enabled)
+    return sorted(rows.values(), key=lambda r: GROUPS.index(r.group))
 
 
 def decide_draft(

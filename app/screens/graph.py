@@ -1,10 +1,12 @@
-"""The dependency graph around one skill: what it depends on (left), the skill itself with its
-blast radius counted and the graph problems that touch it (middle, with the skills merely
-related to it below), and everything that depends on it, transitively, as a tree (right).
+"""The dependency graph around one skill: the skill itself across the top (its blast radius
+counted, the graph problems that touch it), then what it depends on (`requires`, `extends`)
+over the skills merely related to it (complements, enables, often used with — in either
+direction, as `librarian blast` has them) on the left, and everything that depends on it,
+transitively, as a tree on the right. The lists share the width at every size.
 
 Enter on any listed skill centres the graph on it (backspace goes back); `/` jumps to any
-skill through a search that LIMITs its query; `a` / `x` add or remove a hand-made relation;
-`h`, `l`, `R` open the Health, Lineage and Runbook screens on the centred skill, `s` the
+skill through a search that LIMITs its query; `+` / `-` add or remove a hand-made relation;
+`h`, `l`, `R` open the Health, Lineage and Runbook screens on the centred skill, `i` the
 Skills screen. Opened without a skill it centres on the deprecated skill with the largest
 blast radius (else the first skill by name).
 
@@ -22,7 +24,7 @@ from typing import ClassVar
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Footer, Header, Static
@@ -37,7 +39,15 @@ from store.library import Library
 from store.models import GraphFocus
 from store.text import one_line
 from widgets.graph_card import GraphCard, plural, radius_summary
-from widgets.graph_list import GraphList, GraphRow, dependency_rows, dependent_rows, related_rows
+from widgets.graph_list import (
+    GraphList,
+    GraphRow,
+    dependencies_of,
+    dependency_rows,
+    dependent_rows,
+    related_rows,
+)
+from widgets.keys import bind
 
 #: How many centres `backspace` can go back through.
 HISTORY = 100
@@ -64,72 +74,71 @@ class RelationWritten(Message):
 
 
 class GraphScreen(LibrarianScreen):
-    """Dependencies | the centred skill (and related skills) | dependents.
+    """The centred skill over its dependencies and related skills | its dependents.
 
     | Key | Action |
     | --- | --- |
     | up / down, left / right | move in a column, to the next column |
     | enter, backspace | centre on the highlighted skill, go back |
     | / | jump to any skill |
-    | a, x | add a hand-made relation, remove the highlighted one |
-    | h, l, R, s | the centred skill in Health, Lineage, Runbook, Skills |
+    | +, - (delete) | add a hand-made relation, remove the highlighted one |
+    | h, l, R, i | the centred skill in Health, Lineage, Runbook, Skills |
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("slash", "pick", "Jump", id="graph.pick", tooltip="Centre on any skill (search)"),
-        Binding(
-            "backspace",
+        bind("filter", "pick", "Jump", id="graph.pick", tooltip="Centre on any skill (search)"),
+        bind(
+            "back",
             "back",
             "Back",
             id="graph.back",
             tooltip="Back to the skill centred before",
         ),
-        Binding(
-            "a",
+        bind(
+            "new",
             "relate",
             "Relate",
             id="graph.relate",
             tooltip="Add a hand-made relation from the centred skill (requires, extends, …)",
         ),
-        Binding(
-            "x",
+        bind(
+            "remove",
             "unrelate",
             "Unrelate",
             id="graph.unrelate",
-            tooltip="Remove the highlighted hand-made relation (left column)",
+            tooltip="Remove the highlighted hand-made relation (depends on, related)",
         ),
-        Binding(
-            "h",
+        bind(
+            "health",
             "open('health')",
             "Health",
             id="graph.health",
             tooltip="The centred skill's health (runs, failures, drift)",
         ),
-        Binding(
-            "l",
+        bind(
+            "lineage",
             "open('lineage')",
             "Lineage",
-            show=False,
             id="graph.lineage",
             tooltip="The centred skill's versions, history and provenance",
         ),
-        Binding(
-            "R",
+        bind(
+            "runbook",
             "open('runbook')",
             "Runbook",
             show=False,
             id="graph.runbook",
             tooltip="The retirement runbook for the centred skill",
         ),
-        Binding(
-            "s",
+        bind(
+            "info",
             "skills",
             "Skills",
             show=False,
             id="graph.skills",
             tooltip="Show the centred skill on the Skills screen",
         ),
-        Binding(
+        bind(
             "left",
             "column(-1)",
             "Column left",
@@ -137,7 +146,7 @@ class GraphScreen(LibrarianScreen):
             id="graph.left",
             tooltip="To the column on the left",
         ),
-        Binding(
+        bind(
             "right",
             "column(1)",
             "Column right",
@@ -158,12 +167,13 @@ class GraphScreen(LibrarianScreen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        with Horizontal(id="graph-body"):
-            yield GraphList(id="graph-deps")
-            with Vertical(id="graph-middle"):
-                yield GraphCard(id="graph-card")
-                yield GraphList(id="graph-related")
-            yield GraphList(id="graph-dependents")
+        with Vertical(id="graph-body"):
+            yield GraphCard(id="graph-card")
+            with Horizontal(id="graph-lists"):
+                with Vertical(id="graph-left"):
+                    yield GraphList(id="graph-deps")
+                    yield GraphList(id="graph-related")
+                yield GraphList(id="graph-dependents")
         yield Static(id="graph-status")
         yield Footer()
 
@@ -251,18 +261,22 @@ class GraphScreen(LibrarianScreen):
     def _draw(self, focus: GraphFocus) -> None:
         same = self._focus is not None and self._focus.skill_id == focus.skill_id
         self._focus = focus
+        dependencies = dependency_rows(dependencies_of(focus))
+        # As tall as its rows (the related skills take the rest), at most half the column.
+        self.query_one("#graph-deps").styles.height = max(len(dependencies), 1) + 1
         self._fill(
             "#graph-deps",
-            f"depends on · {len(focus.dependencies)}",
-            dependency_rows(focus.dependencies),
+            f"depends on · {len(dependencies)}",
+            dependencies,
             "Depends on nothing.",
             same,
         )
+        related = related_rows(focus)
         self._fill(
             "#graph-related",
-            f"related · {len(focus.radius.related)}",
-            related_rows(focus.radius),
-            "No complements or co-used skills point here.",
+            f"related · {len(related)} · → from it, ← to it",
+            related,
+            "No complements, enables or co-used skills around it.",
             same,
         )
         count = (
@@ -405,20 +419,31 @@ class GraphScreen(LibrarianScreen):
 
     def action_unrelate(self) -> None:
         focus = self._focus
-        row = self.query_one("#graph-deps", GraphList).current
+        deps, related = self._columns()[:2]
+        row = (related if related.has_focus else deps).current
         if focus is None or row is None:
             self.app.bell()
             return
+        if row.relation.startswith("← "):  # the other skill's relation, not the centre's
+            self.app.bell()
+            self.notify(
+                f"{one_line(row.name, 60)} {row.relation[2:]} {one_line(focus.name, 60)} is"
+                f" {one_line(row.name, 60)}'s relation: centre on it to remove it",
+                severity="warning",
+                markup=False,
+            )
+            return
+        relation = row.relation.removeprefix("→ ")
         if row.note != "by hand":
             self.app.bell()
             self.notify(
-                f"{one_line(focus.name, 60)} {row.relation} {one_line(row.name, 60)} comes from"
+                f"{one_line(focus.name, 60)} {relation} {one_line(row.name, 60)} comes from"
                 " the SKILL.md: only hand-made relations are removed here",
                 severity="warning",
                 markup=False,
             )
             return
-        self.write_relation(focus.name, row.relation, row.name, True)
+        self.write_relation(focus.name, relation, row.name, True)
 
     def on_relation_written(self, message: RelationWritten) -> None:
         if message.error:

@@ -17,7 +17,7 @@ from typing import ClassVar
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.timer import Timer
@@ -34,6 +34,7 @@ from store.text import one_line
 from widgets.graph_style import verdict_style
 from widgets.health_detail import HealthDetail
 from widgets.health_table import HealthTable, matching, verdict_counts
+from widgets.keys import bind
 
 #: Seconds the cursor must rest on a skill before its recent runs are read.
 DETAIL_DELAY = 0.06
@@ -91,75 +92,79 @@ class HealthScreen(LibrarianScreen):
 
     | Key | Action |
     | --- | --- |
-    | /, v, esc | filter by words, cycle the verdict shown, clear |
+    | /, f, esc | filter by words, cycle the verdict shown, clear (again: back to the table) |
     | a | apply: deprecate drifting skills, promote proven ones (asks first) |
-    | g, l, R | the highlighted skill in the Graph, Lineage, Runbook |
-    | d, t | to the detail, back to the table |
+    | g, l, R, i | the highlighted skill in the Graph, Lineage, Runbook, Skills |
+    | d | to the detail |
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(
-            "a",
+        bind(
+            "approve",
             "apply",
             "Apply",
             id="health.apply",
             tooltip="Deprecate drifting skills and promote proven proposed ones (asks first)",
         ),
-        Binding(
-            "v",
+        bind(
+            "type",
             "cycle_verdict",
             "Verdict",
             id="health.verdict",
             tooltip="Show only DRIFTING, DEGRADING, HEALTHY or IDLE skills (again: the next)",
         ),
-        Binding(
-            "slash",
+        bind(
+            "filter",
             "focus_filter",
             "Filter",
             id="health.filter",
             tooltip="Filter by words in the name, status or flags",
         ),
-        Binding(
-            "g",
+        bind(
+            "graph",
             "open('graph')",
             "Graph",
             id="health.graph",
             tooltip="The highlighted skill in the dependency graph (its blast radius)",
         ),
-        Binding(
-            "l",
+        bind(
+            "lineage",
             "open('lineage')",
             "Lineage",
-            show=False,
             id="health.lineage",
             tooltip="The highlighted skill's versions, history and provenance",
         ),
-        Binding(
-            "R",
+        bind(
+            "runbook",
             "open('runbook')",
             "Runbook",
             show=False,
             id="health.runbook",
             tooltip="The retirement runbook for the highlighted skill",
         ),
-        Binding(
-            "d",
+        bind(
+            "info",
+            "open('skills')",
+            "Skills",
+            show=False,
+            id="health.skills",
+            tooltip="The highlighted skill on the Skills screen",
+        ),
+        bind(
+            "detail",
             "focus_detail",
             "Detail",
             show=False,
             id="health.detail",
             tooltip="Scroll the versions, flags and runs",
         ),
-        Binding(
-            "t", "focus_table", "Table", show=False, id="health.table", tooltip="Back to the table"
-        ),
-        Binding(
-            "escape",
+        bind(
+            "clear",
             "clear",
             "Clear",
             show=False,
             id="health.clear",
-            tooltip="Clear the filter, or go back to the table",
+            tooltip="Clear the filter and the verdict (again: back to the table)",
         ),
     ]
 
@@ -426,9 +431,12 @@ class HealthScreen(LibrarianScreen):
         self.query_one(HealthTable).focus()
 
     def action_clear(self) -> None:
+        """Clear the filter and the verdict; when there were none, back to the table."""
         field = self.query_one("#health-filter", Input)
-        if field.has_focus and field.value:
+        select = self.query_one("#verdict-filter", Select)
+        if field.value or select.value != ANY:
             field.value = ""
+            select.value = ANY
         else:
             self.query_one(HealthTable).focus()
 

@@ -17,7 +17,7 @@ from typing import ClassVar
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.timer import Timer
@@ -32,11 +32,12 @@ from app.messages import (
     SkillScreenRequested,
     SkillShowRequested,
 )
-from app.screens.base import LibrarianScreen
+from app.screens.base import LibrarianScreen, PaletteCommand
 from store.errors import LibrarianError
 from store.library import Library
 from store.models import Event, Lineage
 from store.text import home_relative, one_line
+from widgets.keys import bind
 from widgets.lineage_diff import LineageDiff
 from widgets.lineage_events import LineageEvents
 from widgets.lineage_panel import LineagePanel
@@ -87,79 +88,78 @@ class LineageScreen(LibrarianScreen):
     | Key | Action |
     | --- | --- |
     | / | choose another skill |
-    | v, d | to the versions, to the diff |
-    | h, p, e, i | the status history, provenance, events, runs & incidents tab |
+    | d, esc | to the diff, back to the versions |
+    | ], [ | the next, previous tab: history, provenance, events, runs & incidents |
     | enter (provenance) | open the node in the Sessions DAG (or the session, pattern, skill) |
-    | g, R | the skill in the dependency graph, in the retirement runbook |
+    | g, h, R, i | the skill in the dependency graph, health, runbook, the Skills screen |
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(
-            "slash",
+        bind(
+            "filter",
             "pick",
             "Skill",
             id="lineage.pick",
             tooltip="Choose the skill whose lineage is shown",
         ),
-        Binding(
-            "p",
-            "tab('provenance')",
-            "Provenance",
-            id="lineage.provenance",
-            tooltip="Sessions → nodes → pattern → draft → skill (enter opens a node)",
+        bind(
+            "next_tab",
+            "next_tab(1)",
+            "Next tab",
+            id="lineage.next_tab",
+            tooltip="History → provenance → events → runs & incidents",
         ),
-        Binding(
-            "h",
-            "tab('history')",
-            "History",
-            id="lineage.history",
-            tooltip="Every status change, from → to, with who and why",
+        bind(
+            "previous_tab",
+            "next_tab(-1)",
+            "Prev tab",
+            id="lineage.previous_tab",
+            tooltip="Runs & incidents → events → provenance → history",
         ),
-        Binding(
-            "g",
+        bind(
+            "graph",
             "graph",
             "Graph",
             id="lineage.graph",
             tooltip="The skill in the dependency graph, with its blast radius",
         ),
-        Binding(
-            "R",
+        bind(
+            "health",
+            "open('health')",
+            "Health",
+            id="lineage.health",
+            tooltip="The skill's runs, failures and drift",
+        ),
+        bind(
+            "runbook",
             "runbook",
             "Runbook",
             id="lineage.runbook",
             tooltip="The skill in the retirement runbook",
         ),
-        Binding(
-            "e",
-            "tab('events')",
-            "Events",
+        bind(
+            "info",
+            "open('skills')",
+            "Skills",
             show=False,
-            id="lineage.events",
-            tooltip="The skill's events, newest first",
+            id="lineage.skills",
+            tooltip="The skill on the Skills screen",
         ),
-        Binding(
-            "i",
-            "tab('runs')",
-            "Runs",
-            show=False,
-            id="lineage.runs",
-            tooltip="Runbook runs, incidents, successors",
-        ),
-        Binding(
-            "v",
-            "focus_versions",
-            "Versions",
-            show=False,
-            id="lineage.versions",
-            tooltip="To the versions list",
-        ),
-        Binding(
-            "d",
+        bind(
+            "detail",
             "focus_diff",
             "Diff",
             show=False,
             id="lineage.diff",
             tooltip="Scroll the diff",
+        ),
+        bind(
+            "clear",
+            "focus_versions",
+            "Versions",
+            show=False,
+            id="lineage.versions",
+            tooltip="Back to the versions list",
         ),
     ]
 
@@ -415,6 +415,18 @@ class LineageScreen(LibrarianScreen):
         }[tab]
         self.query_one(target).focus()
 
+    def action_next_tab(self, step: int) -> None:
+        """The tab `step` places after (or, negative, before) the shown one."""
+        names = list(TABS)
+        shown = self.query_one(TabbedContent).active
+        index = next((i for i, name in enumerate(names) if TABS[name] == shown), 0)
+        self.action_tab(names[(index + step) % len(names)])
+
+    def palette_commands(self) -> list[PaletteCommand]:
+        if self._lineage is None:
+            return []
+        return [(f"tab: {tab}", f"tab({tab!r})", f"The {tab} tab") for tab in TABS]
+
     def action_focus_versions(self) -> None:
         self.query_one(LineageVersions).focus()
 
@@ -433,9 +445,12 @@ class LineageScreen(LibrarianScreen):
     def action_runbook(self) -> None:
         self._other_screen("runbook")
 
+    def action_open(self, mode: str) -> None:
+        self._other_screen(mode)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # None greys the binding out instead of hiding it.
-        if action in ("graph", "runbook", "tab") and self._lineage is None:
+        if action in ("graph", "runbook", "open", "tab", "next_tab") and self._lineage is None:
             return None
         return True
 

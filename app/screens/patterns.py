@@ -15,7 +15,7 @@ from typing import ClassVar
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.markup import escape
 from textual.timer import Timer
@@ -37,6 +37,7 @@ from store.errors import LibrarianError
 from store.library import Library
 from store.models import PATTERN_KIND_LABELS, PATTERN_KINDS, GraduationCheck, Pattern
 from store.text import one_line
+from widgets.keys import bind
 from widgets.pattern_detail import PatternDetailView
 from widgets.pattern_members import PatternMembers
 from widgets.pattern_table import PatternTable, matching
@@ -53,75 +54,73 @@ class PatternsScreen(LibrarianScreen):
 
     | Key | Action |
     | --- | --- |
-    | g | graduate: draft a SKILL.md for an eligible pattern, or approve its pending draft |
+    | a | graduate: draft a SKILL.md for an eligible pattern, or approve its pending draft |
     | x | reject the pending draft (asks for a reason) |
     | c | consolidate the approved nodes into patterns again |
     | f, / | filter by kind, by words |
-    | m, d, l, esc | to the members (enter: show in the DAG), the detail, the list; clear |
+    | M, d | to the members (enter: show in the DAG), the detail |
+    | esc | clear the filter and the kind (again: back to the list) |
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(
-            "g",
+        bind(
+            "approve",
             "graduate",
             "Graduate",
             id="patterns.graduate",
             tooltip="Draft a SKILL.md for an eligible pattern, or approve its pending draft",
         ),
-        Binding(
-            "x",
+        bind(
+            "reject",
             "reject_draft",
             "Reject draft",
             id="patterns.reject",
             tooltip="Reject the pattern's pending draft (asks for a reason)",
         ),
-        Binding(
-            "c",
+        bind(
+            "consolidate",
             "consolidate",
             "Consolidate",
             id="patterns.consolidate",
             tooltip="Cluster the approved nodes into patterns again",
         ),
-        Binding(
-            "f",
+        bind(
+            "type",
             "cycle_kind",
             "Kind",
             id="patterns.kind",
             tooltip="Show only pitfalls, strategies or insights (again: the next kind, then all)",
         ),
-        Binding(
-            "m",
+        bind(
+            "members",
             "focus_members",
             "Members",
             id="patterns.members",
             tooltip="To the member nodes; enter shows one in its session's graph",
         ),
-        Binding(
-            "slash",
+        bind(
+            "filter",
             "focus_filter",
             "Filter",
             show=False,
             id="patterns.filter",
             tooltip="Filter by words in the title, summary, trigger or resolution",
         ),
-        Binding(
-            "d",
+        bind(
+            "detail",
             "focus_detail",
             "Detail",
             show=False,
             id="patterns.detail",
             tooltip="Scroll the checklist, steps and draft",
         ),
-        Binding(
-            "l", "focus_list", "List", show=False, id="patterns.list", tooltip="Back to the list"
-        ),
-        Binding(
-            "escape",
+        bind(
+            "clear",
             "clear",
             "Clear",
             show=False,
             id="patterns.clear",
-            tooltip="Clear the filter, or go back to the list",
+            tooltip="Clear the filter and the kind (again: back to the list)",
         ),
     ]
 
@@ -460,9 +459,12 @@ class PatternsScreen(LibrarianScreen):
         self.query_one(PatternTable).focus()
 
     def action_clear(self) -> None:
+        """Clear the filter and the kind; when there were none, back to the list."""
         field = self.query_one("#pattern-filter", Input)
-        if field.has_focus and field.value:
+        select = self.query_one("#kind-filter", Select)
+        if field.value or select.value != ALL:
             field.value = ""
+            select.value = ALL
         else:
             self.query_one(PatternTable).focus()
 

@@ -16,7 +16,7 @@ from typing import ClassVar
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import DataTable, Footer, Header, OptionList, Static
@@ -38,6 +38,8 @@ from store.library import Library
 from store.models import Incident, LeftBehind, Run, StepPlan
 from store.models.events import EventType
 from store.text import one_line
+from widgets.hanging import Hanging, hanging
+from widgets.keys import bind
 from widgets.runbook_text import RUN_STYLE, run_header, step_detail, step_line
 
 
@@ -83,38 +85,66 @@ class RunChanged(Message):
     done: str = ""  # what to tell the user
 
 
+#: A step's wrapped summary lines up under its title (" ✓ 1 Quarantine").
+STEP_HANG = 4
+
+
 class RunbookScreen(LibrarianScreen):
     """Runbook runs and the selected run's steps.
 
     | Key | Action |
     | --- | --- |
-    | r | do the next step (shows what it will do first) |
-    | n | start a run for a skill (the name is checked and completes first; an open run reopens) |
+    | a | do the next step (shows what it will do first) |
+    | + | start a run for a skill (the name is checked and completes first; an open run reopens) |
     | A | abandon the open run: what it leaves, statuses put back (default) or kept, a reason |
-    | o | open runs only / all runs |
-    | g, l | the skill's dependency graph, its lineage |
+    | S, esc | open runs only / all runs; all runs again (again: back to the runs) |
+    | g, l, h, i | the skill's dependency graph, lineage, health; the Skills screen |
     | tab | between the runs and the steps (the highlighted step's record shows below) |
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(
-            "r",
+        bind(
+            "approve",
             "do_step",
             "Do step",
             id=EventType.RUNBOOK_STEP,
             tooltip="Show what the next step will do, then do it",
         ),
-        Binding(
-            "n",
+        bind(
+            "new",
             "new_run",
             "New run",
             id="runbook.new",
             tooltip="Start the retirement runbook for a skill (or reopen its open run)",
         ),
-        Binding("A", "abandon", "Abandon", id="runbook.abandon", tooltip="Abandon the open run"),
-        Binding("o", "toggle_all", "All runs", id="runbook.all", tooltip="Open runs only / all"),
-        Binding("g", "graph", "Graph", id="runbook.graph", tooltip="The skill's dependency graph"),
-        Binding("l", "lineage", "Lineage", id="runbook.lineage", tooltip="The skill's lineage"),
+        bind("abandon", "abandon", "Abandon", id="runbook.abandon", tooltip="Abandon the open run"),
+        bind("status", "toggle_all", "All runs", id="runbook.all", tooltip="Open runs only / all"),
+        bind("graph", "open('graph')", "Graph", id="runbook.graph", tooltip="The skill's graph"),
+        bind("lineage", "open('lineage')", "Lineage", id="runbook.lineage", tooltip="Its lineage"),
+        bind(
+            "clear",
+            "clear",
+            "Clear",
+            show=False,
+            id="runbook.clear",
+            tooltip="All runs again (again: back to the runs)",
+        ),
+        bind(
+            "health",
+            "open('health')",
+            "Health",
+            show=False,
+            id="runbook.health",
+            tooltip="The skill's runs, failures and drift",
+        ),
+        bind(
+            "info",
+            "open('skills')",
+            "Skills",
+            show=False,
+            id="runbook.skills",
+            tooltip="The skill on the Skills screen",
+        ),
     ]
 
     def __init__(self, library: Library) -> None:
@@ -241,15 +271,20 @@ class RunbookScreen(LibrarianScreen):
         status.update(
             Text(
                 f"{len(self.runs)} run{'' if len(self.runs) == 1 else 's'}, {open_runs} open"
-                + ("" if self.show_all else " (open only: o shows all)")
+                + (
+                    ""
+                    if self.show_all
+                    else f" (open only: {self.key_for('runbook.all')} shows all)"
+                )
             )
         )
         if not self.runs:
             self.run = None
+            self.refresh_bindings()
             self.query_one("#run-head", Static).update(
                 Text(
-                    "No runbook runs. Press n to retire a skill, or R on the Health or Graph"
-                    " screen.",
+                    f"No runbook runs. Press {self.key_for('runbook.new') or '+'} to retire a"
+                    " skill, or R on the Health or Graph screen.",
                     style="dim",
                 )
             )
@@ -275,18 +310,22 @@ class RunbookScreen(LibrarianScreen):
         same = self.run is not None and self.run.run_id == message.run.run_id
         self.run, self.plan, self.incident = message.run, message.plan, message.incident
         run = message.run
-        self.query_one("#run-head", Static).update(run_header(run, message.incident))
+        self.query_one("#run-head", Static).update(hanging(run_header(run, message.incident)))
         steps = self.query_one("#run-steps", OptionList)
         highlighted = steps.highlighted if same else None
         steps.clear_options()
         steps.add_options(
-            [Option(step_line(run, s, message.plan), id=str(s.step)) for s in run.steps]
+            [
+                Option(Hanging(step_line(run, s, message.plan), STEP_HANG), id=str(s.step))
+                for s in run.steps
+            ]
         )
         target = (run.next_step or 7) - 1 if highlighted is None else highlighted
         steps.highlighted = target
         self._show_step(target)
         self.sub_title = f"Retirement runbook · {one_line(run.skill_name, 60)}"
         self.loaded = True
+        self.refresh_bindings()
 
     def on_step_planned(self, message: StepPlanned) -> None:
         if message.plan.waiting:
@@ -326,7 +365,7 @@ class RunbookScreen(LibrarianScreen):
         if self.run is None or not 0 <= index < 7:
             return
         detail = step_detail(self.run, self.run.steps[index], self.plan, self.incident)
-        self.query_one("#run-detail", Static).update(detail)
+        self.query_one("#run-detail", Static).update(hanging(detail))
 
     # -- actions -----------------------------------------------------------------------
 
@@ -389,13 +428,28 @@ class RunbookScreen(LibrarianScreen):
         self.show_all = not self.show_all
         self.load_runs(self.run.run_id if self.run else None)
 
-    def action_graph(self) -> None:
-        if self.run is not None:
-            self.post_message(SkillScreenRequested("graph", self.run.skill_name))
+    def action_clear(self) -> None:
+        """Every run again (the filter cleared); when it was, back to the runs."""
+        if not self.show_all:
+            self.action_toggle_all()
+        else:
+            self.query_one("#run-table", DataTable).focus()
 
-    def action_lineage(self) -> None:
+    def action_open(self, mode: str) -> None:
+        """Another screen (graph, lineage, health, skills) on the run's skill."""
         if self.run is not None:
-            self.post_message(SkillScreenRequested("lineage", self.run.skill_name))
+            self.post_message(SkillScreenRequested(mode, self.run.skill_name))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # None greys out a key that waits for a run (or an open one).
+        run = self.run
+        if action == "open":
+            return run is not None or None
+        if action == "do_step":
+            return (run is not None and run.next_step is not None) or None
+        if action == "abandon":
+            return (run is not None and run.status == "open") or None
+        return True
 
     async def show_skill(self, skill: str) -> None:
         """The skill's open (or latest) run; with none, ask why and start one."""

@@ -15,7 +15,7 @@ from typing import ClassVar
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.message import Message
 from textual.screen import ModalScreen
@@ -27,6 +27,7 @@ from store.library import Library
 from store.lifecycle.runbook_abandon import describe
 from store.models import LeftBehind, StepPlan
 from store.text import one_line
+from widgets.keys import bind
 
 DIALOG_CSS = """
     align: center middle;
@@ -97,7 +98,7 @@ class NewRunPrompt(ModalScreen[RunChoice | None]):
 
     DEFAULT_CSS = f"NewRunPrompt {{ {DIALOG_CSS} }}"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", id="runbook.new.cancel", tooltip="Change nothing"),
+        bind("clear", "cancel", "Cancel", id="runbook.new.cancel", tooltip="Change nothing"),
     ]
 
     def __init__(self, library: Library, skill: str = "") -> None:
@@ -216,7 +217,7 @@ class StepInputs(ModalScreen[dict[str, str] | None]):
     """The inputs of step 5 (repair or replace) or step 7 (the incident)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", id="runbook.inputs.cancel", tooltip="Change nothing"),
+        bind("clear", "cancel", "Cancel", id="runbook.inputs.cancel", tooltip="Change nothing"),
     ]
 
     def __init__(
@@ -310,11 +311,19 @@ class StepInputs(ModalScreen[dict[str, str] | None]):
 
 
 class StepConfirm(ModalScreen[bool]):
-    """What the step will do; y or enter does it, n or escape does not."""
+    """What the step will do; y or enter does it, escape does not."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y,enter", "confirm", "Do it", id="runbook.confirm.yes", tooltip="Do the step"),
-        Binding("n,escape", "cancel", "Cancel", id="runbook.confirm.no", tooltip="Not now"),
+        bind("yes", "confirm", "Do it", id="runbook.confirm.yes", tooltip="Do the step"),
+        bind(
+            "open",
+            "confirm",
+            "Do it",
+            show=False,
+            id="runbook.confirm.enter",
+            tooltip="Do the step",
+        ),
+        bind("clear", "cancel", "Cancel", id="runbook.confirm.no", tooltip="Not now"),
     ]
 
     def __init__(self, plan: StepPlan) -> None:
@@ -328,7 +337,7 @@ class StepConfirm(ModalScreen[bool]):
             text.append("  will: ", style="dim")
             text.append(one_line(action, 300) + "\n")
         text.append("\nIt is recorded as an event. ", style="dim")
-        text.append("y / enter: do it · n / escape: not now", style="bold")
+        text.append("y / enter: do it · escape: not now", style="bold")
         with Vertical(id="runbook-confirm"):
             yield Static(text)
 
@@ -351,7 +360,7 @@ class AbandonDialog(ModalScreen[AbandonChoice | None]):
 
     DEFAULT_CSS = f"AbandonDialog {{ {DIALOG_CSS} }}"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", id="runbook.abandon.cancel", tooltip="Keep the run"),
+        bind("clear", "cancel", "Cancel", id="runbook.abandon.cancel", tooltip="Keep the run"),
     ]
 
     def __init__(self, found: LeftBehind) -> None:

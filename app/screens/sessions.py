@@ -7,7 +7,7 @@ from typing import ClassVar
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, Static
@@ -19,6 +19,7 @@ from app.screens.base import LibrarianScreen
 from store.library import Library
 from store.models import NODE_TYPES, ContextMessage, Edge, Node
 from widgets.dag_view import DagView
+from widgets.keys import bind
 from widgets.node_detail import NodeDetailView
 from widgets.session_list import SessionList
 
@@ -32,54 +33,50 @@ class SessionsScreen(LibrarianScreen):
     """Session list on top; the DAG of the selected session and the node detail below."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(
-            "f",
+        bind(
+            "graph",
+            "focus_graph",
+            "Graph",
+            id="sessions.graph",
+            tooltip="To the selected session's reasoning graph",
+        ),
+        bind(
+            "type",
             "cycle_types",
             "Types",
             id="sessions.types",
             tooltip="Show only one node type in the graph (again: the next type, then all)",
         ),
-        Binding(
-            "h",
+        bind(
+            "arcs",
             "toggle_arcs",
             "Arcs",
             id="sessions.arcs",
             tooltip="Highlight the dead end → pivot → solution paths",
         ),
-        Binding(
-            "slash",
+        bind(
+            "filter",
             "focus_filter",
             "Filter",
             show=False,
             id="sessions.filter",
             tooltip="Filter sessions by id, project or branch",
         ),
-        Binding(
-            "l",
-            "focus_list",
-            "Sessions",
-            show=False,
-            id="sessions.list",
-            tooltip="Back to the session list",
-        ),
-        Binding(
-            "g", "focus_graph", "Graph", show=False, id="sessions.graph", tooltip="To the graph"
-        ),
-        Binding(
-            "d",
+        bind(
+            "detail",
             "focus_detail",
             "Detail",
             show=False,
             id="sessions.detail",
             tooltip="Scroll the node's evidence and transcript",
         ),
-        Binding(
-            "escape",
+        bind(
+            "clear",
             "clear",
             "Clear",
             show=False,
             id="sessions.clear",
-            tooltip="Clear the filter, or go back to the list",
+            tooltip="Clear the filter and the type (again: back to the session list)",
         ),
     ]
 
@@ -270,9 +267,14 @@ class SessionsScreen(LibrarianScreen):
         self.query_one(NodeDetailView).focus()
 
     def action_clear(self) -> None:
+        """Clear the filter and the type shown; when there were none, back to the list."""
         field = self.query_one("#session-filter", Input)
-        if field.has_focus and field.value:
+        if field.value or self._type is not None:
             field.value = ""
+            if self._type is not None:
+                self._type = None
+                self.query_one(DagView).filter_types(None)
+                self._update_status()
         else:
             self.query_one(SessionList).focus()
 

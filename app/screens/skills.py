@@ -9,7 +9,7 @@ from typing import ClassVar
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, Static
@@ -30,6 +30,7 @@ from store.errors import LibrarianError
 from store.library import Library
 from store.text import one_line
 from widgets.budget_panel import BudgetPanel
+from widgets.keys import bind
 from widgets.skill_detail import SkillDetailView
 from widgets.skill_table import SkillTable
 from widgets.suggestion_list import SuggestionList
@@ -42,76 +43,75 @@ class SkillsScreen(LibrarianScreen):
     """Filterable skill list, detail pane, and a live suggestion box."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(
-            "slash",
+        bind(
+            "filter",
             "focus_filter",
             "Filter",
             id="skills.filter",
             tooltip="Filter skills by name, status, root or description",
         ),
-        Binding(
-            "t",
+        bind(
+            "task",
             "focus_task",
             "Task",
             id="skills.task",
             tooltip="Describe a task; skills are ranked as you type",
         ),
-        Binding(
-            "l",
-            "focus_list",
-            "List",
+        bind(
+            "graph",
+            "open('graph')",
+            "Graph",
+            id="skills.graph",
+            tooltip="The focused skill's dependencies, dependents and blast radius",
+        ),
+        bind(
+            "lineage",
+            "open('lineage')",
+            "Lineage",
+            id="skills.lineage",
+            tooltip="The focused skill's versions, status history and provenance",
+        ),
+        bind(
+            "health",
+            "open('health')",
+            "Health",
+            show=False,  # the footer holds seven keys: `?` lists the others
+            id="skills.health",
+            tooltip="The focused skill's runs, failures and drift",
+        ),
+        bind(
+            "runbook",
+            "open('runbook')",
+            "Runbook",
             show=False,
-            id="skills.list",
-            tooltip="Back to the skill list",
+            id="skills.runbook",
+            tooltip="Start (or reopen) the retirement runbook for the focused skill",
         ),
-        Binding(
-            "d",
-            "focus_detail",
-            "Detail",
-            show=False,  # the footer holds seven keys: the budget panel took its place
-            id="skills.detail",
-            tooltip="Scroll the detail pane",
-        ),
-        Binding(
-            "r", "rescan", "Rescan", id="skills.rescan", tooltip="Scan the skill roots again now"
-        ),
-        Binding(
-            "b",
+        bind(
+            "budget",
             "toggle_budget",
             "Budget",
             id="skills.budget",
             tooltip="Claude Code's skill listing in this folder against its character budget",
         ),
-        Binding(
-            "g",
-            "open('graph')",
-            "Graph",
-            id="skills.graph",
-            tooltip="The highlighted skill's dependencies, dependents and blast radius",
+        bind(
+            "refresh", "rescan", "Rescan", id="skills.rescan", tooltip="Scan the skill roots again"
         ),
-        Binding(
-            "L",
-            "open('lineage')",
-            "Lineage",
+        bind(
+            "detail",
+            "focus_detail",
+            "Detail",
             show=False,
-            id="skills.lineage",
-            tooltip="The highlighted skill's versions, status history and provenance",
+            id="skills.detail",
+            tooltip="Scroll the detail pane",
         ),
-        Binding(
-            "R",
-            "open('runbook')",
-            "Runbook",
-            show=False,
-            id="skills.runbook",
-            tooltip="Start (or reopen) the retirement runbook for the highlighted skill",
-        ),
-        Binding(
-            "escape",
+        bind(
+            "clear",
             "clear",
             "Clear",
             show=False,
             id="skills.clear",
-            tooltip="Clear the filter or the task",
+            tooltip="Clear the filter and the task (again: back to the list)",
         ),
     ]
 
@@ -338,20 +338,35 @@ class SkillsScreen(LibrarianScreen):
         self.rescan()
 
     def action_open(self, mode: str) -> None:
-        """Another screen (graph, lineage, runbook) on the highlighted skill."""
-        current = self.query_one(SkillTable).current
-        if current is None:
+        """Another screen (graph, health, lineage, runbook) on the focused skill."""
+        skill = self.focused_skill()
+        if skill is None:
             self.notify("no skill highlighted", severity="warning")
             return
-        self.post_message(SkillScreenRequested(mode, current.name))
+        self.post_message(SkillScreenRequested(mode, skill))
+
+    def focused_skill(self) -> str | None:
+        """The skill the go-to keys act on: the suggestion highlighted or the skill in the
+        detail pane when either has the focus, else the list's cursor."""
+        focused = self.focused
+        suggestions = self.query_one(SuggestionList)
+        detail = self.query_one(SkillDetailView)
+        if focused is suggestions and suggestions.current is not None:
+            return suggestions.current.name
+        in_detail = focused is not None and detail in (focused, *focused.ancestors)
+        if in_detail and detail.detail is not None:
+            return detail.detail.summary.name
+        current = self.query_one(SkillTable).current
+        return current.name if current is not None else None
 
     def action_clear(self) -> None:
-        for input_id in ("#filter", "#task"):
-            field = self.query_one(input_id, Input)
-            if field.has_focus and field.value:
+        """Clear the filter and the task; when both are empty, back to the list."""
+        fields = [self.query_one(selector, Input) for selector in ("#filter", "#task")]
+        if any(field.value for field in fields):
+            for field in fields:
                 field.value = ""
-                return
-        self.query_one(SkillTable).focus()
+        else:
+            self.query_one(SkillTable).focus()
 
     async def show_skill(self, skill: str) -> None:
         """Put the cursor on a skill by name (another screen asked for it)."""

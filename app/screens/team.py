@@ -17,7 +17,7 @@ from typing import ClassVar
 
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.widgets import Footer, Header, ProgressBar, Static
 from textual.worker import get_current_worker
 
@@ -29,6 +29,7 @@ from store.team.drafts import install
 from store.team.pull import pull
 from store.team.push import push
 from store.team.status import team_status, team_verify
+from widgets.keys import bind
 from widgets.team_status import TeamStatusView
 
 HINT = "Decide the team's staged items in the review queue: 1, then T (mine/team)."
@@ -38,28 +39,28 @@ class TeamScreen(LibrarianScreen):
     """Where this library stands with its team hub; push, pull, verify."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(
-            "p",
+        bind(
+            "push",
             "push",
             "Push",
             id="team.push",
             tooltip="Push approved nodes, decisions and drafts to the hub",
         ),
-        Binding(
-            "l",
+        bind(
+            "pull",
             "pull",
             "Pull",
             id="team.pull",
             tooltip="Pull what the team approved, consolidate, install approved team drafts",
         ),
-        Binding(
-            "v",
+        bind(
+            "verify",
             "verify",
             "Verify",
             id="team.verify",
             tooltip="Check the hub's log and this library's history against its anchors",
         ),
-        Binding("r", "refresh", "Refresh", id="team.refresh", tooltip="Read the team state again"),
+        bind("refresh", "refresh", "Refresh", id="team.refresh", tooltip="Read the team state"),
     ]
 
     def __init__(self, library: Library) -> None:

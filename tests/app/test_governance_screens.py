@@ -73,7 +73,7 @@ async def test_enrichment_proposals_are_read_and_approved_in_the_review_queue(
     assert "the description is 37 characters (under 80)" in shown
     assert "+  when_to_use:" in shown
     assert "comments, key order and the body are kept" in shown
-    assert screen.check_action("edit", ()) is None  # node-only keys are greyed out
+    assert screen.check_action("edit", ()) is False  # node-only keys are hidden
     path = Path(demo_library.get_skill(THIN).summary.fs_path)
     await pilot.press("a")
     await settle(pilot)
@@ -138,7 +138,7 @@ async def test_a_reviewer_keeps_a_literal_with_l(
                 in (shown)
             )
             assert screen.check_action("keep_literal", ()) is True
-            await pilot.press("L")
+            await pilot.press("K")
             await settle(pilot)
             await paste(pilot, "{host}")
             await pilot.press("enter")

@@ -170,7 +170,7 @@ async def test_a_dangling_reference_is_shown_missing_and_not_followed(
 async def test_relate_and_unrelate_through_the_modal(pilot: Pilot[int], library: Library) -> None:
     await screen(pilot).show_skill("docs")
     await settle(pilot)
-    await pilot.press("a")
+    await pilot.press("plus")
     await settle(pilot)
     modal = pilot.app.screen
     assert isinstance(modal, RelateModal)
@@ -181,19 +181,24 @@ async def test_relate_and_unrelate_through_the_modal(pilot: Pilot[int], library:
     assert any(n.startswith("added: docs extends left") for n in notices(pilot))
     assert [(r.name, r.relation, r.note) for r in column(pilot, "deps").rows] == [
         ("left", "extends", "by hand"),
-        ("base", "complements", ""),
+    ]
+    # complements is a related skill (as `blast` has it), not a dependency
+    assert [(r.name, r.relation) for r in column(pilot, "related").rows] == [
+        ("base", "→ complements")
     ]
     assert [d.name for d in library.blast("left").dependents] == ["docs", "top", "app"]
     # The frontmatter's relation is not removed here ...
-    column(pilot, "deps").focus()
-    await pilot.press("down", "x")
+    column(pilot, "related").focus()
+    await pilot.press("minus")
     await settle(pilot)
     assert any("only hand-made relations" in n for n in notices(pilot, "warning"))
     # ... the hand-made one is.
-    await pilot.press("up", "x")
+    column(pilot, "deps").focus()
+    await pilot.press("minus")
     await settle(pilot)
     assert any(n.startswith("removed: docs extends left") for n in notices(pilot))
-    assert names(pilot, "deps") == ["base"]
+    assert names(pilot, "deps") == []
+    assert names(pilot, "related") == ["base"]
     assert library.dependencies("docs")[0].name == "base"
 
 
@@ -203,7 +208,7 @@ async def test_refused_relations_are_notified(pilot: Pilot[int], library: Librar
         ("ghost", "no skill named 'ghost'"),
         ("base", "cannot be related to itself"),
     ):
-        await pilot.press("a")
+        await pilot.press("plus")
         await settle(pilot)
         pilot.app.screen.query_one(Input).value = target
         await pilot.press("enter")
@@ -214,7 +219,7 @@ async def test_refused_relations_are_notified(pilot: Pilot[int], library: Librar
 
 
 async def test_other_screens_open_on_the_centred_skill(pilot: Pilot[int]) -> None:
-    await pilot.press("s")
+    await pilot.press("i")
     await settle(pilot)
     skills = pilot.app.screen
     assert isinstance(skills, SkillsScreen)
@@ -253,6 +258,6 @@ async def test_an_empty_library_says_so(tmp_path: Path) -> None:
             assert graph.focus_shown is None
             assert "No skill to show yet" in str(graph.query_one(GraphCard).renderable())
             assert graph.check_action("relate", ()) is None
-            await pilot.press("a", "backspace", "slash", "escape")
+            await pilot.press("plus", "backspace", "slash", "escape")
             await settle(pilot)
             assert pilot.app.screen.name == "graph"

@@ -126,13 +126,13 @@ async def test_filter_and_verdict_cycle(pilot: Pilot[int]) -> None:
     await settle(pilot)
     assert len(names(pilot)) == 6
     await pilot.press("escape")  # back to the table
-    await pilot.press("v")
+    await pilot.press("f")
     await settle(pilot)
     assert names(pilot) == ["deploy"]
-    await pilot.press("v")
+    await pilot.press("f")
     await settle(pilot)
     assert names(pilot) == ["flaky"]
-    await pilot.press("v", "v", "v")  # HEALTHY, IDLE, any
+    await pilot.press("f", "f", "f")  # HEALTHY, IDLE, any
     await settle(pilot)
     assert len(names(pilot)) == 6
 
@@ -149,7 +149,7 @@ async def test_apply_asks_first_and_changes_only_when_confirmed(
     assert "stable → deprecated" in listed
     assert "fresh" in listed
     assert "proposed → stable" in listed
-    await pilot.press("n")
+    await pilot.press("escape")
     await settle(pilot)
     assert library.get_skill("deploy").summary.status == "stable"
     assert library.get_skill("fresh").summary.status == "proposed"

@@ -107,13 +107,13 @@ async def test_a_new_run_highlights_its_first_step(
     assert screen.run is not None
     assert screen.run.run_id == run.run_id
     assert screen.query_one("#run-steps", OptionList).highlighted == 0
-    assert "Step 1/7" in plain(screen.query_one("#run-detail", Static).render())
+    assert "Step 1/7" in plain(screen.query_one("#run-detail", Static).content)
     steps = screen.query_one("#run-steps", OptionList)
     last = steps.get_option_at_index(6)
     steps.post_message(OptionList.OptionHighlighted(steps, last, 6))  # late, from a run before
     await settle(pilot)
     assert steps.highlighted == 0
-    assert "Step 1/7" in plain(screen.query_one("#run-detail", Static).render())
+    assert "Step 1/7" in plain(screen.query_one("#run-detail", Static).content)
     status = str(screen.query_one("#runbook-status", Static).content)
     open_runs = sum(1 for r in screen.runs if r.status == "open")
     assert status.startswith(f"{len(screen.runs)} run{'s' if len(screen.runs) != 1 else ''},")

@@ -136,7 +136,7 @@ async def test_opens_on_the_last_graduated_skill_with_its_versions_and_diff(
 async def test_history_and_provenance_tree(
     pilot: Pilot[int], demo_library: Library, graduated: Draft
 ) -> None:
-    await pilot.press("h")
+    await pilot.press("left_square_bracket")
     await settle(pilot)
     tabs = screen(pilot).query_one(TabbedContent)
     assert tabs.active == "lineage-tab-history"
@@ -145,7 +145,7 @@ async def test_history_and_provenance_tree(
     assert "stable → proposed" in history
     assert f"graduated from pattern {PATTERN}" in history
 
-    await pilot.press("p")
+    await pilot.press("right_square_bracket")
     await settle(pilot)
     assert tabs.active == "lineage-tab-provenance"
     assert tree(pilot).has_focus
@@ -163,7 +163,7 @@ async def test_enter_on_a_node_opens_it_in_the_sessions_dag(
     pilot: Pilot[int], demo_library: Library
 ) -> None:
     target = demo_library.pattern_nodes(PATTERN)[0]
-    await pilot.press("p")
+    await pilot.press("left_square_bracket", "right_square_bracket")
     await settle(pilot)
     assert tree(pilot).move_to("node", target.node_id)
     await pilot.press("enter")
@@ -179,7 +179,7 @@ async def test_enter_on_a_node_opens_it_in_the_sessions_dag(
 
 
 async def test_enter_on_the_pattern_opens_the_patterns_screen(pilot: Pilot[int]) -> None:
-    await pilot.press("p")
+    await pilot.press("left_square_bracket", "right_square_bracket")
     await settle(pilot)
     assert tree(pilot).move_to("pattern", PATTERN)
     await pilot.press("enter")
@@ -242,7 +242,7 @@ async def test_untrusted_text_is_shown_literally_and_events_page(
     assert "\x1b" not in history
     assert not errors(pilot)
 
-    await pilot.press("e")
+    await pilot.press("right_square_bracket")
     await settle(pilot)
     events = screen(pilot).query_one(LineageEvents)
     assert events.has_focus

@@ -1,4 +1,4 @@
-"""Relation proposals in the review queue (R), driven with Pilot through the app factory over
+"""Relation proposals in the review queue (C), driven with Pilot through the app factory over
 a copy of the demo into which sessions that use two pairs of skills together were ingested;
 and `librarian proposals` on the same library."""
 
@@ -101,8 +101,8 @@ def computed(library: Library) -> list[tuple[str, str, str]]:
 async def test_proposals_are_listed_accepted_and_rejected(
     pilot: Pilot[int], library: Library
 ) -> None:
-    assert "2 relations proposed (R)" in status(pilot)
-    await pilot.press("R")
+    assert "2 relations proposed (C)" in status(pilot)
+    await pilot.press("C")
     await settle(pilot)
     screen = review(pilot)
     assert screen.relations_mode
@@ -111,7 +111,7 @@ async def test_proposals_are_listed_accepted_and_rejected(
     assert table.has_focus
     assert [table.row_key(p) for p in table.rows] == [PROFILING, INFRA]
     assert "back to the" in status(pilot)
-    assert screen.check_action("edit", ()) is None  # node-only keys are greyed out
+    assert screen.check_action("edit", ()) is False  # node-only keys are hidden
 
     shown = screen.query_one(ProposalDetailView)
     assert shown.proposal is not None
@@ -152,7 +152,7 @@ async def test_proposals_are_listed_accepted_and_rejected(
     await pilot.press("D")  # to the drafts, then back to the nodes
     await settle(pilot)
     assert screen.drafts_mode
-    await pilot.press("R", "R")
+    await pilot.press("C", "C")
     await settle(pilot)
     assert screen.mode == "nodes"
     assert screen.query_one(NodeTable).has_focus
@@ -162,7 +162,7 @@ async def test_proposals_are_listed_accepted_and_rejected(
 async def test_a_refused_decision_is_reported_and_leaves_the_row(
     pilot: Pilot[int], library: Library
 ) -> None:
-    await pilot.press("R")
+    await pilot.press("C")
     await settle(pilot)
     library.reject_relation(*PROFILING, "decided elsewhere meanwhile")
     await pilot.press("a")

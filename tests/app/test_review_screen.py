@@ -334,7 +334,7 @@ async def test_the_best_nodes_come_first(pilot: Pilot[int], demo_library: Librar
 async def test_grouped_by_session_best_first_inside(
     pilot: Pilot[int], demo_library: Library
 ) -> None:
-    await pilot.press("g")
+    await pilot.press("G")
     await settle(pilot)
     grouped = demo_library.nodes(status="pending", order="best", by_session=True)
     assert ids(pilot) == [n.node_id for n in grouped]
@@ -363,7 +363,7 @@ async def test_grouped_by_session_best_first_inside(
     assert current(pilot).node_id == grouped[at + 1].node_id
     assert current(pilot).session_id != grouped[at].session_id
 
-    await pilot.press("g")  # one list again
+    await pilot.press("G")  # one list again
     await settle(pilot)
     assert not table(pilot).grouped
     assert ids(pilot) == pending_ids(demo_library)

@@ -54,7 +54,7 @@ def plain(renderable: RenderableType) -> str:
 
 
 def shown(pilot: Pilot[int], selector: str) -> str:
-    return plain(screen(pilot).query_one(selector, Static).render())  # type: ignore[arg-type]
+    return plain(screen(pilot).query_one(selector, Static).content)  # type: ignore[arg-type]
 
 
 def errors(pilot: Pilot[int]) -> list[str]:
@@ -86,8 +86,8 @@ def denied(library: Library) -> list[str]:
 
 
 async def do_step(pilot: Pilot[int], expect: str) -> None:
-    """r, read the plan in the confirmation, y."""
-    await pilot.press("r")
+    """a, read the plan in the confirmation, y."""
+    await pilot.press("a")
     await settle(pilot)
     confirm = pilot.app.screen
     assert isinstance(confirm, StepConfirm)
@@ -98,7 +98,7 @@ async def do_step(pilot: Pilot[int], expect: str) -> None:
 
 async def test_a_run_from_start_to_incident(pilot: Pilot[int], demo_library: Library) -> None:
     assert screen(pilot).loaded
-    await pilot.press("n")
+    await pilot.press("plus")
     await settle(pilot)
     assert isinstance(top(pilot), NewRunPrompt)
     await answer(pilot, SKILL)
@@ -119,7 +119,7 @@ async def test_a_run_from_start_to_incident(pilot: Pilot[int], demo_library: Lib
     assert plain(steps.get_option_at_index(3).prompt).startswith(" ✓ 4 Audit recent invocations")
 
     # step 5: the inputs first; an unknown successor is refused and nothing changes
-    await pilot.press("r")
+    await pilot.press("a")
     await settle(pilot)
     inputs = pilot.app.screen
     assert isinstance(inputs, StepInputs)
@@ -130,7 +130,7 @@ async def test_a_run_from_start_to_incident(pilot: Pilot[int], demo_library: Lib
     assert any("no skill named 'no-such-skill'" in e for e in errors(pilot))
     assert demo_library.run(run.run_id).step == 4
 
-    await pilot.press("r")
+    await pilot.press("a")
     await settle(pilot)
     inputs = pilot.app.screen
     assert isinstance(inputs, StepInputs)
@@ -141,7 +141,7 @@ async def test_a_run_from_start_to_incident(pilot: Pilot[int], demo_library: Lib
     confirm = pilot.app.screen
     assert isinstance(confirm, StepConfirm)
     assert "name changelog-writing the successor" in confirm.plan.actions[0]
-    await pilot.press("n")  # not now: nothing is done
+    await pilot.press("escape")  # not now: nothing is done
     await settle(pilot)
     assert demo_library.run(run.run_id).step == 4
 
@@ -155,7 +155,7 @@ async def test_a_run_from_start_to_incident(pilot: Pilot[int], demo_library: Lib
     assert current.run_id == run.run_id
     assert current.next_step == 5
 
-    await pilot.press("r")
+    await pilot.press("a")
     await settle(pilot)
     inputs = pilot.app.screen
     assert isinstance(inputs, StepInputs)
@@ -169,7 +169,7 @@ async def test_a_run_from_start_to_incident(pilot: Pilot[int], demo_library: Lib
     await settle(pilot)
     await do_step(pilot, "nothing to re-promote: no repair or successor")
 
-    await pilot.press("r")
+    await pilot.press("a")
     await settle(pilot)
     inputs = pilot.app.screen
     assert isinstance(inputs, StepInputs)
@@ -214,7 +214,7 @@ async def test_show_skill_reopens_its_run_and_abandon_needs_a_reason(
     assert demo_library.run(run.run_id).status == "open"
     await answer(pilot, "handled by hand")
     assert demo_library.run(run.run_id).status == "abandoned"
-    await pilot.press("o")  # open runs only: none left
+    await pilot.press("S")  # open runs only: none left
     await settle(pilot)
     assert "No runbook runs" in shown(pilot, "#run-head")
 
@@ -223,7 +223,7 @@ async def test_abandon_after_quarantine_puts_the_skill_back_unless_kept(
     pilot: Pilot[int], demo_library: Library
 ) -> None:
     """Issue 14: `A` after the quarantine left the skill retired and on the denylist."""
-    await pilot.press("n")
+    await pilot.press("plus")
     await settle(pilot)
     await answer(pilot, "feature-flags")
     await answer(pilot, "flags leak into prod")
@@ -253,7 +253,7 @@ async def test_abandon_after_quarantine_puts_the_skill_back_unless_kept(
 async def test_new_run_checks_the_skill_first_and_completes_it(
     pilot: Pilot[int], demo_library: Library
 ) -> None:
-    await pilot.press("n")
+    await pilot.press("plus")
     await settle(pilot)
     prompt = pilot.app.screen
     assert isinstance(prompt, NewRunPrompt)
@@ -280,7 +280,7 @@ async def test_new_run_checks_the_skill_first_and_completes_it(
     assert run is not None
     assert (run.skill_name, run.reason) == ("feature-flags", "flags leak")
 
-    await pilot.press("n")  # a skill with an open run: reopened, no reason asked
+    await pilot.press("plus")  # a skill with an open run: reopened, no reason asked
     await settle(pilot)
     await answer(pilot, "feature-flags")
     assert not isinstance(top(pilot), NewRunPrompt)
@@ -293,10 +293,10 @@ async def test_step_5_shows_the_successor_field_only_for_a_successor(
     run = demo_library.start_run(SKILL, "tone")
     for step in (1, 2, 3, 4):
         demo_library.run_step(run.run_id, step)
-    await pilot.press("o")
-    await pilot.press("o")
+    await pilot.press("S")
+    await pilot.press("S")
     await settle(pilot)
-    await pilot.press("r")
+    await pilot.press("a")
     await settle(pilot)
     inputs = pilot.app.screen
     assert isinstance(inputs, StepInputs)

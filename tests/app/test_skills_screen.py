@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 from textual.command import CommandList, CommandPalette
 from textual.pilot import Pilot
-from textual.widgets import HelpPanel, Input, Static
+from textual.widgets import Input, Static
 
+from app.dialogs.keys_sheet import KeysSheet
 from app.factory import make_app
 from app.librarian_app import LibrarianApp
 from app.screens.skills import SkillsScreen
@@ -128,13 +129,13 @@ async def test_number_key_keeps_you_on_skills(pilot: Pilot[int]) -> None:
     assert len(table(pilot).rows) == DEMO_SKILLS
 
 
-async def test_question_mark_toggles_help(pilot: Pilot[int]) -> None:
+async def test_question_mark_toggles_the_keys_sheet(pilot: Pilot[int]) -> None:
     await pilot.press("question_mark")
     await settle(pilot)
-    assert pilot.app.screen.query(HelpPanel)
+    assert isinstance(pilot.app.screen, KeysSheet)
     await pilot.press("question_mark")
     await settle(pilot)
-    assert not pilot.app.screen.query(HelpPanel)
+    assert isinstance(pilot.app.screen, SkillsScreen)
 
 
 async def palette_titles(pilot: Pilot[int], query: str) -> list[str]:

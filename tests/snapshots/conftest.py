@@ -20,13 +20,19 @@ from store.library import Library
 SIZE = (140, 40)
 
 SnapCompare = Callable[..., bool]
-Snap = Callable[[Library, str], bool]
+Snap = Callable[..., bool]
 
 
 @pytest.fixture(scope="session")
 def snapshot_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """This run's own home folder for the snapshot demos (nothing shared between runs)."""
     return tmp_path_factory.mktemp("snapshots") / "home"
+
+
+@pytest.fixture(scope="session")
+def demo_path(snapshot_home: Path) -> Path:
+    """The demo built once for the run, for the modules whose shots never write."""
+    return build_demo_in(snapshot_home, "demo")
 
 
 def build_demo_in(home: Path, folder: str) -> Path:
@@ -44,9 +50,9 @@ def still_library(path: Path, embedder: FastEmbedder) -> Library:
 def snap(snap_compare: SnapCompare, snapshot_home: Path, monkeypatch: pytest.MonkeyPatch) -> Snap:
     monkeypatch.setenv("HOME", str(snapshot_home))
 
-    def draw(library: Library, shot: str) -> bool:
+    def draw(library: Library, shot: str, size: tuple[int, int] = SIZE) -> bool:
         app = make_app(library, watch=False, warm=False, show_timings=False)
         steps: Any = screenshots.SHOTS[shot]
-        return snap_compare(app, terminal_size=SIZE, run_before=steps)
+        return snap_compare(app, terminal_size=size, run_before=steps)
 
     return draw

@@ -95,5 +95,5 @@ class DagSnapshotApp(App[None]):
 
 
 def test_dag_session(snap_compare: SnapCompare) -> None:
-    """Arcs highlighted; `end`, `p`: the cursor on the last solution (the parent of n15)."""
-    assert snap_compare(DagSnapshotApp(), terminal_size=SIZE, press=["end", "p"])
+    """Arcs highlighted; `end`, `left`: the cursor on the last solution (the parent of n15)."""
+    assert snap_compare(DagSnapshotApp(), terminal_size=SIZE, press=["end", "left"])

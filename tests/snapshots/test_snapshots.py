@@ -18,15 +18,15 @@ import pytest
 
 from store.embed import FastEmbedder
 from store.library import Library
-from tests.snapshots.conftest import Snap, build_demo_in, still_library
+from tests.snapshots.conftest import Snap, still_library
 
 pytestmark = pytest.mark.model
 
 
 @pytest.fixture(scope="module")
-def snapshot_library(snapshot_home: Path, _embedder: FastEmbedder) -> Iterator[Library]:
+def snapshot_library(demo_path: Path, _embedder: FastEmbedder) -> Iterator[Library]:
     """The demo in this run's home, opened once for the module (these shots never write)."""
-    library = still_library(build_demo_in(snapshot_home, "demo"), _embedder)
+    library = still_library(demo_path, _embedder)
     try:
         yield library
     finally:

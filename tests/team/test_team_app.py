@@ -51,7 +51,7 @@ async def test_the_team_screen_pushes_and_shows_the_queue_and_the_hub(
         assert "reachable" in text
         assert "contributor" in text
         assert "2 event(s)" in text  # the two approvals wait in the push queue
-        await pilot.press("p")
+        await pilot.press("greater_than_sign")
         await settle(pilot)
         text = team_text(pilot)
         assert "pushed 2 change(s)" in text
@@ -86,7 +86,9 @@ async def test_the_review_queue_switches_to_the_team_and_decides_there(
         await pilot.press("a")
         await settle(pilot)
         assert not [n for n in pilot.app._notifications if n.severity == "error"]
-        assert pilot.app.screen.check_action("undo", ()) is None  # hub decisions are history
+        assert (
+            pilot.app.screen.check_action("undo", ()) is False
+        )  # hub decisions are history: hidden
         await pilot.press("T")  # back to her own library
         await settle(pilot)
         assert pilot.app.screen.query_one(NodeTable).rows == []

@@ -98,7 +98,7 @@ async def test_team_drafts_are_decided_in_the_review_queue_and_installed_at_pull
         assert "team" in str(screen.sub_title)
         assert "3 drafts waiting" in status_line(screen)
         assert screen.check_action("edit", ()) is True
-        assert screen.check_action("keep_literal", ()) is None
+        assert screen.check_action("keep_literal", ()) is False
 
         await pilot.press("a")  # approve lock-ordering
         await settle(pilot)

@@ -132,22 +132,22 @@ async def test_cursor_keys_and_edge_jumps_post_node_ids() -> None:
         await pilot.press("end")
         assert app.highlighted()[-1] == "n19"
         # n19 has two parents, nearest first: p cycles through them.
-        await pilot.press("p")
+        await pilot.press("left")
         assert app.highlighted()[-1] == "n18"
-        await pilot.press("p")
+        await pilot.press("left")
         assert app.highlighted()[-1] == "n07"
-        await pilot.press("p")
+        await pilot.press("left")
         assert app.highlighted()[-1] == "n18"
         # A node with one parent: p keeps climbing.
-        await pilot.press("k", "p")  # n17 -> n16
+        await pilot.press("k", "left")  # n17 -> n16
         assert app.highlighted()[-2:] == ["n17", "n16"]
-        await pilot.press("p")
+        await pilot.press("left")
         assert app.highlighted()[-1] == "n10"
 
         # n10 has two children: c cycles n16 (nearest), n18.
-        await pilot.press("c")
+        await pilot.press("right")
         assert app.highlighted()[-1] == "n16"
-        await pilot.press("c")
+        await pilot.press("right")
         assert app.highlighted()[-1] == "n18"
 
         await pilot.press("enter")
@@ -163,7 +163,7 @@ async def test_parent_and_child_are_greyed_out_when_there_are_none() -> None:
         await pilot.pause()
         assert view.check_action("parent", ()) is None  # n00 has no edges at all
         assert view.check_action("child", ()) is None
-        await pilot.press("p")
+        await pilot.press("left")
         assert app.highlighted() == ["n00"]
         await pilot.press("down")
         assert view.check_action("parent", ()) is None
@@ -289,7 +289,7 @@ async def test_empty_graph() -> None:
     app = DagApp([], [])
     async with app.run_test(size=(60, 10)) as pilot:
         view = app.query_one(DagView)
-        await pilot.press("down", "p", "c", "enter", "end")
+        await pilot.press("down", "left", "right", "enter", "end")
         assert view.render_line(0).text.strip() == "No nodes."
         assert set(app.highlighted()) == {None}
         assert app.selected() == []
@@ -314,6 +314,6 @@ async def test_ten_thousand_nodes_mount_and_draw_fast() -> None:
         assert view.scroll_offset.y > 9_900
         assert any("step 9999 " in line for line in screen_lines(view))
         started = time.perf_counter()
-        await pilot.press("p", "p", "home")
+        await pilot.press("left", "left", "home")
         assert time.perf_counter() - started < 1.0
         assert app.highlighted()[-3:] == ["n09998", "n09997", "n00000"]

@@ -92,12 +92,16 @@ class DraftsPane(ListPane[Draft, str]):
         return self.screen.query_one(DraftDetailView)
 
     def can(self, action: str) -> bool | None:
+        team = self._team is not None
         if action == "keep_literal":
+            if team:
+                return False  # the hub's drafts are decided as staged, not rewritten here
             draft = self.target()
-            team = self._team is not None
-            return True if draft is not None and draft.parameters and not team else None
+            return True if draft is not None and draft.parameters else None
         if action == "edit":
-            return True if self._team is not None and self.target() is not None else None
+            if not team:
+                return False  # only a team draft's summary is edited (in the hub)
+            return True if self.target() is not None else None
         return super().can(action)
 
     # -- workers -----------------------------------------------------------------------

@@ -112,6 +112,17 @@ class NodeFilters(Horizontal):
         select = self.query_one("#status-filter", Select)
         select.value = "pending" if select.value == SUPPRESSED else SUPPRESSED
 
+    def clear(self) -> bool:
+        """Back to the pending nodes, any words, type and project; False when they were."""
+        wanted = (("#type-filter", ALL), ("#project-filter", ALL), ("#status-filter", "pending"))
+        changed = bool(self.words.value)
+        self.words.value = ""
+        for selector, value in wanted:
+            select = self.query_one(selector, Select)
+            changed = changed or select.value != value
+            select.value = value
+        return changed
+
     def widen_for(self, node: Node) -> None:
         """Filters that list `node`: no words, any type and project, its status."""
         self.words.value = ""

@@ -75,11 +75,11 @@ class NodesPane(NodeList):
     def can(self, action: str) -> bool | None:
         if action in ("approve", "reject", "scope", "edit", "skip"):
             return True if self.table().current is not None else None
+        if action in ("promote", "undo") and self._team is not None:
+            return False  # decisions in the hub are history: decided again, not undone
         if action == "promote":
-            return True if self._promotable() and self._team is None else None
-        if action == "undo":  # decisions in the hub are history: decided again, not undone
-            return True if self._team is None else None
-        return True if action in self.ACTIONS else None
+            return True if self._promotable() else None
+        return action in self.ACTIONS
 
     def action_approve(self) -> None:
         targets = self._targets()
@@ -267,12 +267,14 @@ class NodesPane(NodeList):
         self.reload_if_changed()
 
     def action_clear(self) -> None:
-        field = self.filters().words
+        """Clear the filters and the marks; when there were none, back to the list."""
         table = self.table()
-        if field.has_focus and field.value:
-            field.value = ""
-        elif table.marked:
+        cleared = self.filters().clear()
+        if table.marked:
             table.clear_marks()
+            cleared = True
+        if cleared:
+            self.reload_if_changed()
         else:
             table.focus()
 

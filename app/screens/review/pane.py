@@ -53,8 +53,9 @@ class DecisionPane(Widget):
     # -- for the screen --------------------------------------------------------------
 
     def can(self, action: str) -> bool | None:
-        """True: the action applies now; None: greyed out in the footer."""
-        return True if action in self.ACTIONS else None
+        """True: the action applies now; None: greyed out in the footer (it waits for a
+        selection); False: hidden (this list has no use for it)."""
+        return action in self.ACTIONS
 
     def run(self, action: str) -> None:
         """Run approve, reject or one of ACTIONS (by the name the screen's keys use)."""

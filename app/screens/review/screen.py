@@ -2,7 +2,7 @@
 
 Four lists, one shown at a time, each a pane (`app.screens.review.pane`): pending reasoning
 nodes (the default), the SKILL.md drafts graduation made from patterns (`D`), the computed
-relation proposals (`R`) and the enrichment proposals for thin skills (`E`). The keys are the
+relation proposals (`C`) and the enrichment proposals for thin skills (`E`). The keys are the
 screen's, so they work with the focus on the detail too; approve and reject mean "decide on
 what the shown list has under the cursor", and each pane says which other keys apply.
 """
@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.widgets import Footer, Header, Static
 
@@ -32,6 +32,7 @@ from store.models.governance import Enrichment
 from store.team.review import TeamQueue
 from widgets.draft_detail import DraftDetailView
 from widgets.enrichment_detail import EnrichmentDetailView
+from widgets.keys import bind
 from widgets.node_detail import NodeDetailView
 from widgets.proposal_detail import ProposalDetailView
 
@@ -53,163 +54,162 @@ class ReviewScreen(LibrarianScreen):
     | n | skip to the next pending node |
     | m, ctrl+a | mark a node, mark all listed (decisions apply to every marked node) |
     | /, f, S, P, o | filter by words, type, status, this project; change the order |
-    | g | group the rows by session (again: one list) |
-    | d, l, esc | to the detail pane, back to the list, clear the filter or the marks |
+    | G | group the rows by session (again: one list) |
+    | d, esc | to the detail pane; clear the filters or the marks (again: back to the list) |
     | D | switch between pending nodes and drafted SKILL.md files (a / x decide on drafts) |
-    | T | mine ⇄ team: nodes and drafts from the team hub (a / x / e decide there) |
-    | R | switch between pending nodes and relation proposals (a / x decide on proposals) |
+    | C | switch between pending nodes and relation proposals (a / x decide on proposals) |
     | E | switch between pending nodes and enrichment proposals (a / x decide on them) |
-    | L | in drafts: keep a transient literal on purpose (again: replace it again) |
+    | T | mine ⇄ team: nodes and drafts from the team hub (a / x / e decide there) |
+    | K | in drafts: keep a transient literal on purpose (again: replace it again) |
+
+    The footer shows only the keys that apply to the list shown (`check_action`: False
+    hides a key that has no meaning there, None greys out one that waits for a selection).
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(
-            "a",
+        # The footer shows the decisions that apply to the shown list (`check_action`); skip,
+        # the filters and the lists are on `?` and in the palette.
+        bind(
+            "approve",
             "approve",
             "Approve",
             id="review.approve",
-            tooltip="Approve the node (or every marked node), then go to the next",
+            tooltip="Approve what is under the cursor (or every marked node), then the next",
         ),
-        Binding(
-            "x",
+        bind(
+            "reject",
             "reject",
             "Reject",
             id="review.reject",
-            tooltip="Reject the node (or every marked node) with an optional reason",
+            tooltip="Reject what is under the cursor (or every marked node), with a reason",
         ),
-        Binding(
-            "p",
+        bind("edit", "edit", "Edit", id="review.edit", tooltip="Rewrite the node's summary"),
+        bind(
+            "scope",
+            "scope",
+            "Scope",
+            id="review.scope",
+            tooltip="Switch the scope between PROJECT and TEAM (every marked node follows)",
+        ),
+        bind(
+            "promote",
             "promote",
             "Promote",
             id="review.promote",
             tooltip="Put the suppressed node (or every marked one) in the pending queue",
         ),
-        Binding("e", "edit", "Edit", id="review.edit", tooltip="Rewrite the node's summary"),
-        Binding(
-            # Out of the footer, which holds at most seven keys (`?` and the palette list it).
-            "s",
-            "scope",
-            "Scope",
-            show=False,
-            id="review.scope",
-            tooltip="Switch the scope between PROJECT and TEAM (every marked node follows)",
+        bind(
+            "keep",
+            "keep_literal",
+            "Keep literal",
+            id="review.keep_literal",
+            tooltip="Keep one of the draft's transient literals on purpose (again: replace it)",
         ),
-        Binding("u", "undo", "Undo", id="review.undo", tooltip="Undo your last decision"),
-        Binding(
-            "n",
+        bind("undo", "undo", "Undo", id="review.undo", tooltip="Undo your last decision"),
+        bind(
+            "skip",
             "skip",
             "Skip",
-            show=False,
+            show=False,  # seven keys fit the footer: `?` lists the others
             id="review.skip",
             tooltip="Leave this node pending and go to the next pending one",
         ),
-        Binding(
-            "slash",
+        bind(
+            "filter",
             "focus_filter",
             "Filter",
             show=False,
             id="review.filter",
             tooltip="Filter by words in the summary or evidence",
         ),
-        Binding(
-            "o",
+        bind(
+            "order",
             "cycle_order",
             "Order",
             show=False,
             id="review.order",
             tooltip="Change the order (best first: informativeness × confidence)",
         ),
-        Binding(
-            "g",
+        bind(
+            "group",
             "toggle_group",
             "Group",
             show=False,
             id="review.group",
             tooltip="Group the rows by session, best first inside each (again: one list)",
         ),
-        Binding(
-            "f",
+        bind(
+            "type",
             "cycle_type",
             "Type",
             show=False,
             id="review.type",
             tooltip="Show only one node type (again: the next type, then all)",
         ),
-        Binding(
-            "S",
+        bind(
+            "status",
             "cycle_status",
             "Status",
             show=False,
             id="review.status",
             tooltip="Show pending, suppressed (kept out), approved, rejected or all nodes",
         ),
-        Binding(
-            "P",
+        bind(
+            "project",
             "toggle_project",
             "Project",
             show=False,
             id="review.project",
             tooltip="Show only this node's project (again: every project)",
         ),
-        Binding(
-            "d",
+        bind(
+            "detail",
             "focus_detail",
             "Detail",
             show=False,
             id="review.detail",
             tooltip="Scroll the evidence and transcript",
         ),
-        Binding(
-            "l", "focus_list", "List", show=False, id="review.list", tooltip="Back to the list"
-        ),
-        Binding(
-            "escape",
+        bind(
+            "clear",
             "clear",
             "Clear",
             show=False,
             id="review.clear",
-            tooltip="Clear the filter or the marks",
+            tooltip="Clear the filters and the marks (again: back to the list)",
         ),
-        Binding(
-            "D",
+        bind(
+            "drafts",
             "toggle_drafts",
             "Drafts",
             show=False,
             id="review.drafts",
             tooltip="Switch between pending nodes and SKILL.md drafts waiting for review",
         ),
-        Binding(
-            "R",
+        bind(
+            "relations",
             "toggle_relations",
             "Relations",
             show=False,
             id="review.relations",
             tooltip="Switch between pending nodes and relations proposed from co-usage",
         ),
-        Binding(
-            "T",
-            "toggle_source",
-            "Mine/team",
-            show=False,
-            id="review.source",
-            tooltip="Switch the queue between your library (mine) and the team hub's staged"
-            " items (team)",
-        ),
-        Binding(
-            "E",
+        bind(
+            "enrichments",
             "toggle_enrichments",
             "Enrichments",
             show=False,
             id="review.enrichments",
             tooltip="Switch between pending nodes and proposed rewrites of thin skills",
         ),
-        Binding(
-            "L",
-            "keep_literal",
-            "Keep literal",
+        bind(
+            "source",
+            "toggle_source",
+            "Mine/team",
             show=False,
-            id="review.keep_literal",
-            tooltip="Keep one of the draft's transient literals on purpose (again: replace it)",
+            id="review.source",
+            tooltip="Switch the queue between your library (mine) and the team hub's staged"
+            " items (team)",
         ),
     ]
 
@@ -332,7 +332,7 @@ class ReviewScreen(LibrarianScreen):
     # -- keys --------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # None greys the binding out in the footer instead of hiding it.
+        # False hides a key the shown list has no use for; None greys it out.
         return self.pane.can(action) if action in PANE_ACTIONS else True
 
     def action_approve(self) -> None:
