@@ -17,6 +17,10 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from json.encoder import c_encode_basestring, py_encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
 from store.models import ERASED
@@ -26,14 +30,16 @@ from store.models.events import EventType
 NODE_TEXT_KEYS = ("summary", "evidence", "reason")
 #: Text fields of a pattern record (plus each step's "text").
 PATTERN_TEXT_KEYS = ("title", "summary", "trigger", "resolution")
+#: A JSON string literal, UTF-8 kept (what `json.dumps(text, ensure_ascii=False)` gives).
+_quote = py_encode_basestring if c_encode_basestring is None else c_encode_basestring
 #: Every column of `blobs`, in order (a scratch replay copies the tombstones too).
 BLOB_COLUMNS = "hash, text, erased_at, erased_seq, erased_reason, replaced_by"
 
 
 def envelope(owner: str, text: str) -> str:
-    return json.dumps(
-        {"owner": owner, "text": text}, sort_keys=True, separators=(",", ":"), ensure_ascii=False
-    )
+    """The canonical JSON `{"owner": owner, "text": text}` (sorted keys, no spaces, UTF-8
+    kept), written out directly: `json.dumps` with options builds an encoder per call."""
+    return f'{{"owner":{_quote(owner)},"text":{_quote(text)}}}'
 
 
 def text_digest(owner: str, text: str) -> str:
@@ -56,11 +62,32 @@ def store_text(conn: sqlite3.Connection, owner: str, text: str) -> Any:
     return {"blob": digest}
 
 
+#: Blobs `text_of` may answer without reading them (see `known_texts`).
+_KNOWN: ContextVar[Mapping[str, str] | None] = ContextVar("known_texts", default=None)
+
+
+@contextmanager
+def known_texts(texts: Mapping[str, str]) -> Iterator[None]:
+    """Inside the block, `text_of` answers the blobs of `texts` (digest → text) from it: blobs
+    a caller has just written in this transaction and checked are not erased (a batch writes
+    its texts, then its events, whose projections read them back)."""
+    token = _KNOWN.set(texts)
+    try:
+        yield
+    finally:
+        _KNOWN.reset(token)
+
+
 def text_of(conn: sqlite3.Connection, value: Any) -> str:
     """The text a payload value stands for: inline text as is, a reference resolved
     (`ERASED` when erased, "" when the blob is missing: `verify` reports that)."""
     if not is_ref(value):
         return "" if value is None else str(value)
+    known = _KNOWN.get()
+    if known is not None:
+        found = known.get(value["blob"])
+        if found is not None:
+            return found
     row = conn.execute(
         "SELECT text, erased_at FROM blobs WHERE hash=?", (value["blob"],)
     ).fetchone()

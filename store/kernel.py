@@ -10,7 +10,7 @@ retrieval log) live in `service`, keyed by the function that builds them.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -143,6 +143,15 @@ class Kernel:
         if type_.startswith(("node.", "pattern.", "session.")):
             self.memory_epoch += 1  # what pattern memory serves may have changed
         return events.append(conn, type_, subject, payload, self.actor, ts=self.clock())
+
+    def append_events(
+        self, conn: sqlite3.Connection, entries: Sequence[tuple[str, str, dict[str, Any]]]
+    ) -> list[Event]:
+        """Append (type, subject, payload) entries in order, as `append_event` one by one
+        would, in one INSERT (see `events.append_many`)."""
+        if any(t.startswith(("node.", "pattern.", "session.")) for t, _s, _p in entries):
+            self.memory_epoch += 1
+        return events.append_many(conn, entries, self.actor, self.clock)
 
     def last_seq(self) -> int:
         with self.db.read() as conn:

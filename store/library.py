@@ -138,6 +138,13 @@ class Library(LifecycleMethods, PatternMethods):
         """Append an event (and update projections) inside an open write transaction."""
         return self.kernel.append_event(conn, type_, subject, payload)
 
+    def append_events(
+        self, conn: Any, entries: Sequence[tuple[str, str, dict[str, Any]]]
+    ) -> list[Event]:
+        """Append events in order, in one INSERT, and update projections (see
+        `Kernel.append_events`)."""
+        return self.kernel.append_events(conn, entries)
+
     def acting_as(self, actor: str) -> AbstractContextManager[None]:
         """Record events as someone else for a while (the demo's scripted history)."""
         return self.kernel.acting_as(actor)

@@ -5,7 +5,7 @@ none of them imports it back."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from store.forget import projections as forget_projections
 from store.lifecycle import proposal_projections, runbook_projections
@@ -35,3 +35,9 @@ HANDLERS: Mapping[str, Handler] = REGISTRY.handlers
 def apply_event(conn: sqlite3.Connection, event: Event) -> None:
     """Update the projections for one event; unknown types change nothing."""
     REGISTRY.apply(conn, event)
+
+
+def apply_events(conn: sqlite3.Connection, events: Sequence[Event]) -> None:
+    """Update the projections for events in order (runs of a type with a bulk handler at
+    once); the same rows as `apply_event` on each."""
+    REGISTRY.apply_many(conn, events)

@@ -52,7 +52,7 @@ IN_FUNCTION_IMPORTS: dict[str, tuple[str, frozenset[str]]] = {
     ),
     "app.cli.launch": (
         "the demo build and Textual load only for `demo` and the app",
-        frozenset({"app.factory", "tooling.demo.build"}),
+        frozenset({"app.factory", "tooling.demo.build", "tooling.demo.team"}),
     ),
     "app.cli.lineage": (
         "Rich: `librarian hook` must not load it",
@@ -191,6 +191,10 @@ IN_FUNCTION_IMPORTS: dict[str, tuple[str, frozenset[str]]] = {
                 "store.team.status",
             }
         ),
+    ),
+    "tooling.demo.build": (
+        "the team story and the hub's modules: only `librarian demo --team`",
+        frozenset({"tooling.demo.team"}),
     ),
     "tooling.evaluation.redaction": (
         "the transcript parser, for the corpus measurement only",

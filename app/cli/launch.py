@@ -18,6 +18,12 @@ def register(sub: Subcommands) -> None:
     demo = add_command(sub, "demo", "build the demo library and open the app on it", cmd_demo)
     demo.add_argument("--no-open", action="store_true", help="build only, do not open the app")
     demo.add_argument("--fresh", action="store_true", help="delete and rebuild the demo library")
+    demo.add_argument(
+        "--team",
+        action="store_true",
+        help="also a team story: a local hub (embedded PostgreSQL), two developers' pushes, a"
+        " review and a pull (the Team screen, key 9, and the review queue's team source, T)",
+    )
 
 
 def cmd_app(args: argparse.Namespace) -> int:
@@ -44,13 +50,22 @@ def cmd_demo(args: argparse.Namespace) -> int:
         def progress(done: int, total: int, stage: str) -> None:
             feedback.count(done, total, stage or "done")
 
-        build_demo(target, fresh=args.fresh, progress=progress)
+        build_demo(target, fresh=args.fresh, progress=progress, team=args.team)
     with library_at(target) as library:  # the first scan's count misses the graduated skill
         count = library.skill_count()
     say(demo_text(target, count))
+    if not args.team:
+        return 0 if args.no_open else _run_app(target)
+    from tooling.demo.team import hub_folder, stop_hub
+
+    stop = f"librarian team hub --local {shlex.quote(str(hub_folder(target)))} --stop"
     if args.no_open:
+        say(f"the demo's team hub keeps running; stop it with: {stop}")
         return 0
-    return _run_app(target)
+    try:
+        return _run_app(target)
+    finally:
+        stop_hub(target)
 
 
 def demo_text(target: Path, count: int) -> str:

@@ -12,7 +12,7 @@ import json
 import socket
 import sqlite3
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -58,6 +58,10 @@ class TeamDeps(Protocol):
     def append_event(
         self, conn: sqlite3.Connection, type_: str, subject: str, payload: dict[str, Any]
     ) -> Event: ...
+
+    def append_events(
+        self, conn: sqlite3.Connection, entries: Sequence[tuple[str, str, dict[str, Any]]]
+    ) -> list[Event]: ...
 
 
 @dataclass(frozen=True)

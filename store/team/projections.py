@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Sequence
 from typing import Any
 
 from store.content import text_of
@@ -85,31 +86,81 @@ def _received(conn: sqlite3.Connection, event: Event) -> None:
         _draft(conn, p)
 
 
+@projection.handles_many(EventType.TEAM_RECEIVED)
+def _received_many(conn: sqlite3.Connection, events: Sequence[Event]) -> None:
+    """`_received` on each event in order, in bulk: a statement per table for the run (each
+    executes its rows in order), the nodes' current status read once and followed here."""
+    conn.executemany(_TEAM_ITEM_SQL, [_team_item_row(e.payload, e.ts) for e in events])
+    nodes = [e for e in events if e.payload["item_kind"] == "node"]
+    conn.executemany(_AUDIT_SQL, [_audit_row(conn, e) for e in nodes])
+    changing = [e for e in nodes if not e.payload.get("keep_local")]
+    status = _statuses(conn, [e.payload["item_id"] for e in changing])
+    writes: dict[str, list[tuple[Any, ...]]] = {"insert": [], "own": [], "other": []}
+    edges: list[tuple[str, ...]] = []
+    for e in changing:
+        node_id = e.payload["item_id"]
+        change = _node_change(conn, e.payload, e.ts, status.get(node_id))
+        if change is not None:
+            kind, params, status[node_id] = change
+            writes[kind].append(params)
+            if kind == "insert":
+                edges += [tuple(edge) for edge in e.payload["node"].get("edges") or ()]
+    conn.executemany(_NODE_SQL["insert"], writes["insert"])
+    if edges:
+        conn.executemany(_EDGE_SQL, edges)
+    conn.executemany(_NODE_SQL["own"], writes["own"])
+    conn.executemany(_NODE_SQL["other"], writes["other"])
+    for e in events:
+        p = e.payload
+        if p["item_kind"] == "draft" and not p["own"] and p.get("draft"):
+            _draft(conn, p)
+
+
+def _statuses(conn: sqlite3.Connection, node_ids: list[str]) -> dict[str, str]:
+    found: dict[str, str] = {}
+    unique = list(dict.fromkeys(node_ids))
+    for start in range(0, len(unique), 500):
+        chunk = unique[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        found.update(
+            conn.execute(
+                f"SELECT node_id, status FROM nodes WHERE node_id IN ({marks})", chunk
+            ).fetchall()
+        )
+    return found
+
+
+_TEAM_ITEM_SQL = (
+    "INSERT INTO team_items(item_id, kind, own, origin, author, status, decided_by,"
+    " decided_at, project, scope, hub_id, conflicts, updated_at)"
+    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(item_id) DO UPDATE SET"
+    " status=excluded.status, decided_by=excluded.decided_by,"
+    " decided_at=excluded.decided_at, project=excluded.project, scope=excluded.scope,"
+    " author=excluded.author, origin=excluded.origin,"
+    " hub_id=max(team_items.hub_id, excluded.hub_id),"
+    " conflicts=team_items.conflicts + excluded.conflicts, updated_at=excluded.updated_at"
+)
+
+
 def _team_item(conn: sqlite3.Connection, p: dict[str, Any], ts: str) -> None:
-    conn.execute(
-        "INSERT INTO team_items(item_id, kind, own, origin, author, status, decided_by,"
-        " decided_at, project, scope, hub_id, conflicts, updated_at)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(item_id) DO UPDATE SET"
-        " status=excluded.status, decided_by=excluded.decided_by,"
-        " decided_at=excluded.decided_at, project=excluded.project, scope=excluded.scope,"
-        " author=excluded.author, origin=excluded.origin,"
-        " hub_id=max(team_items.hub_id, excluded.hub_id),"
-        " conflicts=team_items.conflicts + excluded.conflicts, updated_at=excluded.updated_at",
-        (
-            p["item_id"],
-            p["item_kind"],
-            1 if p["own"] else 0,
-            p["origin"],
-            p["author"],
-            p["status"],
-            p.get("decided_by", ""),
-            p.get("decided_at", ""),
-            p.get("project", ""),
-            p.get("scope", ""),
-            int(p["hub_id"]),
-            0 if p["applied"] else 1,
-            ts,
-        ),
+    conn.execute(_TEAM_ITEM_SQL, _team_item_row(p, ts))
+
+
+def _team_item_row(p: dict[str, Any], ts: str) -> tuple[Any, ...]:
+    return (
+        p["item_id"],
+        p["item_kind"],
+        1 if p["own"] else 0,
+        p["origin"],
+        p["author"],
+        p["status"],
+        p.get("decided_by", ""),
+        p.get("decided_at", ""),
+        p.get("project", ""),
+        p.get("scope", ""),
+        int(p["hub_id"]),
+        0 if p["applied"] else 1,
+        ts,
     )
 
 
@@ -122,32 +173,54 @@ def local_status(own: bool, hub_status: str) -> str:
     return "rejected"
 
 
+_NODE_SQL = {
+    "insert": "INSERT OR IGNORE INTO nodes(node_id, session_id, project, type, summary,"
+    " evidence, file, line_start, line_end, confidence, scope, tier, strategy, status,"
+    " developer, created_at, updated_at, decided_at, decided_by, reason, informativeness)"
+    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    "own": "UPDATE nodes SET status=?, summary=?, scope=?, reason=CASE WHEN ?='' THEN reason"
+    " ELSE ? END, updated_at=? WHERE node_id=?",
+    "other": "UPDATE nodes SET status=?, summary=?, scope=?, reason=?, decided_by=?,"
+    " decided_at=?, updated_at=? WHERE node_id=?",
+}
+_EDGE_SQL = "INSERT OR IGNORE INTO edges(source_id, target_id, type) VALUES (?,?,?)"
+
+
 def _node(conn: sqlite3.Connection, p: dict[str, Any], ts: str) -> None:
+    row = conn.execute("SELECT status FROM nodes WHERE node_id=?", (p["item_id"],)).fetchone()
+    change = _node_change(conn, p, ts, row[0] if row else None)
+    if change is None:
+        return
+    kind, params, _status = change
+    conn.execute(_NODE_SQL[kind], params)
+    if kind == "insert" and p["node"].get("edges"):
+        conn.executemany(_EDGE_SQL, [tuple(edge) for edge in p["node"]["edges"]])
+
+
+def _node_change(
+    conn: sqlite3.Connection, p: dict[str, Any], ts: str, current: str | None
+) -> tuple[str, tuple[Any, ...], str] | None:
+    """What a pulled event does to its node, whose status here is `current` (None: no such
+    node): ("insert" | "own" | "other", the statement's values, the status after), or None."""
     node_id = p["item_id"]
-    row = conn.execute("SELECT status FROM nodes WHERE node_id=?", (node_id,)).fetchone()
     status = local_status(bool(p["own"]), p["status"])
+    if current is None and (p["own"] or not p.get("node")):
+        return None  # an own node this library no longer has; or nothing to insert
+    if current == "forgotten":
+        return None  # forgotten here: it stays forgotten whatever the team does
     summary = text_of(conn, p["summary"])
     reason = "" if status == "approved" else _why(conn, p)
     decided_by = f"team:{p['decided_by']}" if p.get("decided_by") else ""
-    if row is None:
-        if p["own"] or not p.get("node"):
-            return  # an own node this library no longer has; or nothing to insert
-        _insert(conn, node_id, p, status, summary, reason, decided_by, ts)
-        return
-    if row[0] == "forgotten":
-        return  # forgotten here: it stays forgotten whatever the team does
-    if p["own"]:
-        conn.execute(
-            "UPDATE nodes SET status=?, summary=?, scope=?, reason=CASE WHEN ?='' THEN reason"
-            " ELSE ? END, updated_at=? WHERE node_id=?",
-            (status, summary, p["scope"], reason, reason, ts, node_id),
+    if current is None:
+        return (
+            "insert",
+            _insert_row(conn, node_id, p, status, summary, reason, decided_by, ts),
+            status,
         )
-        return
-    conn.execute(
-        "UPDATE nodes SET status=?, summary=?, scope=?, reason=?, decided_by=?, decided_at=?,"
-        " updated_at=? WHERE node_id=?",
-        (status, summary, p["scope"], reason, decided_by, p.get("decided_at", ""), ts, node_id),
-    )
+    if p["own"]:
+        return "own", (status, summary, p["scope"], reason, reason, ts, node_id), status
+    values = (status, summary, p["scope"], reason, decided_by, p.get("decided_at", ""), ts, node_id)
+    return "other", values, status
 
 
 def _why(conn: sqlite3.Connection, p: dict[str, Any]) -> str:
@@ -159,7 +232,7 @@ def _why(conn: sqlite3.Connection, p: dict[str, Any]) -> str:
     return "rejected in the team hub" + (f": {why}" if why else "")
 
 
-def _insert(
+def _insert_row(
     conn: sqlite3.Connection,
     node_id: str,
     p: dict[str, Any],
@@ -168,45 +241,47 @@ def _insert(
     reason: str,
     decided_by: str,
     ts: str,
-) -> None:
+) -> tuple[Any, ...]:
     n = p["node"]
-    conn.execute(
-        "INSERT OR IGNORE INTO nodes(node_id, session_id, project, type, summary, evidence,"
-        " file, line_start, line_end, confidence, scope, tier, strategy, status, developer,"
-        " created_at, updated_at, decided_at, decided_by, reason, informativeness)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        (
-            node_id,
-            n["session_id"],
-            n["project"],
-            n["type"],
-            summary,
-            text_of(conn, n["evidence"]),
-            n["file"],
-            int(n["line_start"]),
-            int(n["line_end"]),
-            float(n["confidence"]),
-            p["scope"],
-            n["tier"],
-            "team",
-            status,
-            n["developer"],
-            n.get("session_started_at") or n.get("created_at") or ts,
-            ts,
-            p.get("decided_at", ""),
-            decided_by,
-            reason,
-            float(n["informativeness"]),
-        ),
+    return (
+        node_id,
+        n["session_id"],
+        n["project"],
+        n["type"],
+        summary,
+        text_of(conn, n["evidence"]),
+        n["file"],
+        int(n["line_start"]),
+        int(n["line_end"]),
+        float(n["confidence"]),
+        p["scope"],
+        n["tier"],
+        "team",
+        status,
+        n["developer"],
+        n.get("session_started_at") or n.get("created_at") or ts,
+        ts,
+        p.get("decided_at", ""),
+        decided_by,
+        reason,
+        float(n["informativeness"]),
     )
-    if n.get("edges"):
-        conn.executemany(
-            "INSERT OR IGNORE INTO edges(source_id, target_id, type) VALUES (?,?,?)",
-            [tuple(edge) for edge in n["edges"]],
-        )
+
+
+_AUDIT_SQL = (
+    "INSERT INTO audit(seq, ts, actor, action, node_id, before, after, reason, batch)"
+    " VALUES (?,?,?,?,?,?,?,?,?)"
+)
+#: The audit's `before` of a pulled decision: nothing (the hub's history has it).
+_NOTHING_BEFORE = json.dumps({}, sort_keys=True)
+_AFTER = json.JSONEncoder(sort_keys=True, ensure_ascii=False)  # json.dumps' defaults
 
 
 def _audit(conn: sqlite3.Connection, event: Event) -> None:
+    conn.execute(_AUDIT_SQL, _audit_row(conn, event))
+
+
+def _audit_row(conn: sqlite3.Connection, event: Event) -> tuple[Any, ...]:
     p = event.payload
     values = {
         k: text_of(conn, v) if k in ("summary", "reason") else v
@@ -217,20 +292,16 @@ def _audit(conn: sqlite3.Connection, event: Event) -> None:
         reason = f"overruled: hub event {p['overruled_by']} came first in the hub's order" + (
             f" ({reason})" if reason else ""
         )
-    conn.execute(
-        "INSERT INTO audit(seq, ts, actor, action, node_id, before, after, reason, batch)"
-        " VALUES (?,?,?,?,?,?,?,?,?)",
-        (
-            event.seq,
-            p["at"],
-            f"team:{p['actor']}",
-            f"team.{p['kind']}" + ("" if p["applied"] else ".overruled"),
-            p["item_id"],
-            json.dumps({}, sort_keys=True),
-            json.dumps(values, sort_keys=True, ensure_ascii=False),
-            reason,
-            f"hub:{p['hub_id']}",
-        ),
+    return (
+        event.seq,
+        p["at"],
+        f"team:{p['actor']}",
+        f"team.{p['kind']}" + ("" if p["applied"] else ".overruled"),
+        p["item_id"],
+        _NOTHING_BEFORE,
+        _AFTER.encode(values),
+        reason,
+        f"hub:{p['hub_id']}",
     )
 
 

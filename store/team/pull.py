@@ -6,10 +6,15 @@ follows it (`team.pulled`), so a pull killed at any point (this process or the h
 whole pages only and the next pull goes on after the last one. A row that fails the checks
 in `store.team.validate` is reported and skipped. Pulling again brings nothing and writes
 nothing: one round trip.
+
+A page is stored in bulk: its texts are redacted once each and written in one statement, its
+events appended in one (`append_events`), and their projections read the texts back from
+memory (`known_texts`), not from the table just written.
 """
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -17,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from store.content import store_text
+from store.content import envelope, known_texts
 from store.ingest.redact import redact
 from store.models.events import EventType
 from store.projections import store_blob
@@ -30,6 +35,52 @@ from store.team.validate import problem
 #: Hub events per page (one round trip, one local transaction).
 PAGE = 5000
 Progress = Callable[[int, int], None]
+#: Blob hashes per statement when checking which of a page's texts are erased here.
+_CHUNK = 500
+
+
+class _Texts:
+    """A page's texts: each distinct text redacted once, each blob (`store_text`'s envelope
+    and hash) kept until `write` stores them all in one statement."""
+
+    def __init__(self) -> None:
+        self._redacted: dict[str, str] = {}
+        self._bodies: dict[str, str] = {}
+        #: digest → text, for `known_texts` (erased blobs are dropped by `write`).
+        self.texts: dict[str, str] = {}
+
+    def redact(self, text: str) -> str:
+        done = self._redacted.get(text)
+        if done is None:
+            done = self._redacted[text] = redact(text)
+        return done
+
+    def ref(self, owner: str, text: str) -> Any:
+        """`store_text(conn, owner, redact(text))`, written later by `write`."""
+        text = self.redact(text)
+        if not text:
+            return text
+        body = envelope(owner, text)
+        digest = hashlib.sha256(body.encode("utf-8")).hexdigest()
+        self._bodies[digest] = body
+        self.texts[digest] = text
+        return {"blob": digest}
+
+    def write(self, conn: Any) -> None:
+        """Store the blobs (an existing one, erased or not, stays as it is) and forget the
+        erased ones, so that `text_of` reads them from the table: `ERASED`."""
+        conn.executemany(
+            "INSERT OR IGNORE INTO blobs(hash, text) VALUES (?,?)", self._bodies.items()
+        )
+        digests = list(self._bodies)
+        for start in range(0, len(digests), _CHUNK):
+            chunk = digests[start : start + _CHUNK]
+            marks = ",".join("?" * len(chunk))
+            for (digest,) in conn.execute(
+                f"SELECT hash FROM blobs WHERE hash IN ({marks}) AND coalesce(erased_at, '') != ''",
+                chunk,
+            ):
+                self.texts.pop(digest, None)
 
 
 @dataclass
@@ -144,6 +195,8 @@ def _store_page(
 ) -> int:
     last = int(rows[-1]["id"])
     stored = malformed = 0
+    texts = _Texts()
+    entries: list[tuple[str, str, dict[str, Any]]] = []
     with deps.db.write() as conn:
         for row in rows:
             why = problem(row)
@@ -153,9 +206,9 @@ def _store_page(
                 continue
             if int(row["id"]) <= int(seen.get(row["item_id"], 0)):
                 continue  # this library has it already (a full pull)
-            payload = _payload(conn, row, report.library_id, unpushed, root)
+            payload = _payload(conn, texts, row, report.library_id, unpushed, root)
             subject = ("node:" if row["item_kind"] == "node" else "draft:") + row["item_id"]
-            deps.append_event(conn, EventType.TEAM_RECEIVED, subject, payload)
+            entries.append((EventType.TEAM_RECEIVED, subject, payload))
             seen[row["item_id"]] = int(row["id"])
             stored += 1
             report.conflicts += 0 if row["applied"] else 1
@@ -165,24 +218,23 @@ def _store_page(
             else:
                 report.drafts += 1
         if last > cursor:
-            deps.append_event(
-                conn,
-                EventType.TEAM_PULLED,
-                "team",
-                {
-                    "from": cursor,
-                    "to": last,
-                    "events": stored,
-                    "malformed": malformed,
-                    "known": len(rows) - stored - malformed,
-                },
-            )
+            pulled = {
+                "from": cursor,
+                "to": last,
+                "events": stored,
+                "malformed": malformed,
+                "known": len(rows) - stored - malformed,
+            }
+            entries.append((EventType.TEAM_PULLED, "team", pulled))
+        texts.write(conn)
+        with known_texts(texts.texts):
+            deps.append_events(conn, entries)
     report.events += stored
     return max(last, cursor)
 
 
 def _payload(
-    conn: Any, row: dict[str, Any], library_id: str, unpushed: set[str], root: Path
+    conn: Any, texts: _Texts, row: dict[str, Any], library_id: str, unpushed: set[str], root: Path
 ) -> dict[str, Any]:
     item_id = row["item_id"]
     owner = f"node:{item_id}" if row["item_kind"] == "node" else f"draft:{item_id}"
@@ -191,7 +243,7 @@ def _payload(
     values: dict[str, Any] = {}
     for key in ("summary", "reason"):
         if body.get(key):
-            values[key] = store_text(conn, owner, redact(body[key]))
+            values[key] = texts.ref(owner, body[key])
     if body.get("scope"):
         values["scope"] = body["scope"]
     payload: dict[str, Any] = {
@@ -211,8 +263,8 @@ def _payload(
         "published": row["published"],
         "scope": row["scope"],
         "project": str(row["item_body"].get("project", "")),
-        "summary": store_text(conn, owner, redact(row["summary"])),
-        "reason": store_text(conn, owner, redact(row["reason"])),
+        "summary": texts.ref(owner, row["summary"]),
+        "reason": texts.ref(owner, row["reason"]),
         "decided_by": row["decided_by"],
         "decided_at": row["decided_at"].isoformat(timespec="microseconds")
         if row["decided_at"]
@@ -239,7 +291,7 @@ def _payload(
                     "informativeness",
                 )
             },
-            "evidence": store_text(conn, owner, redact(item.get("evidence", ""))),
+            "evidence": texts.ref(owner, item.get("evidence", "")),
             "session_started_at": str(item.get("session_started_at", "")),
             "created_at": str(item.get("created_at", "")),
             "edges": item.get("edges", []),

@@ -16,7 +16,7 @@ import threading
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from store.models import SCOPES, ContextMessage, Node, QueueCounts
+from store.models import SCOPES, Citation, ContextMessage, Draft, Node, QueueCounts
 from store.team import hub as hub_api
 from store.team.connection import connect, describe, hub_errors
 from store.team.errors import TeamError
@@ -66,6 +66,8 @@ class TeamQueue:
         #: Each listed item's last hub event: what a decision is made on.
         self._bases: dict[str, int] = {}
         self._scopes: dict[str, str] = {}
+        #: Each listed draft's summary in the hub (the team's title for it; `edit` changes it).
+        self.titles: dict[str, str] = {}
         self.user = ""
 
     def _hub(self) -> Conn:
@@ -222,6 +224,26 @@ class TeamQueue:
             )
         return [self.node(i) for i in ids]
 
+    def drafts(self, *, status: str | None = "pending", limit: int = 500) -> list[Draft]:
+        """The hub's SKILL.md drafts (a queue made with `kind="draft"`) as the review screen's
+        drafts pane shows them, best first; "pending" is what waits for this member."""
+        where, params = self._where(status, None, None, None, "")
+        rows = self._run(
+            f"SELECT {_COLUMNS} FROM librarian.items i{where} ORDER BY {ORDERS['best']}"
+            f" LIMIT {int(limit)}",
+            params,
+        )
+        return [self._draft(r) for r in rows]
+
+    def draft(self, item_id: str) -> Draft:
+        rows = self._run(
+            f"SELECT {_COLUMNS} FROM librarian.items i WHERE i.item_id = %s AND i.kind = 'draft'",
+            [item_id],
+        )
+        if not rows:
+            raise TeamError(f"no team draft {item_id!r} that you may read")
+        return self._draft(rows[0])
+
     def undo_review(self) -> list[Node]:
         raise TeamError("decisions in the hub are history and are not undone: decide again instead")
 
@@ -285,6 +307,47 @@ class TeamQueue:
             reason=str(r[12] or ""),
             informativeness=_float(body.get("informativeness")),
         )
+
+    def _draft(self, r: tuple[Any, ...]) -> Draft:
+        """A hub draft item as a `Draft`: its SKILL.md, citations and the hub's verdict (its
+        summary, which a reviewer may edit, is the team's title for it)."""
+        node = self._node(r)
+        self.titles[node.node_id] = node.summary
+        body = r[1] if isinstance(r[1], dict) else json.loads(r[1] or "{}")
+        return Draft(
+            draft_id=node.node_id,
+            pattern_id=str(body.get("pattern_id", "")),
+            name=str(body.get("name", "")),
+            content=str(body.get("content", "")),
+            citations=tuple(_citations(body.get("citations"))),
+            status=node.status,
+            created_at=node.created_at,
+            created_by=node.developer,
+            decided_at=node.decided_at,
+            decided_by=node.decided_by,
+            reason=node.reason,
+        )
+
+
+def _citations(raw: Any) -> list[Citation]:
+    """The draft's citations as staged (malformed ones are left out: the hub checks only
+    the SKILL.md; `store.team.validate` refuses them at pull)."""
+    found: list[Citation] = []
+    for c in raw if isinstance(raw, list) else []:
+        try:
+            found.append(
+                Citation(
+                    marker=str(c["marker"]),
+                    node_id=str(c["node_id"]),
+                    session_id=str(c["session_id"]),
+                    file=str(c["file"]),
+                    line_start=int(c["line_start"]),
+                    line_end=int(c["line_end"]),
+                )
+            )
+        except (KeyError, TypeError, ValueError):
+            continue
+    return found
 
 
 def _int(value: Any) -> int:

@@ -225,7 +225,8 @@ def test_demo_says_where_it_lives_and_how_to_point_the_cli_at_it(
     monkeypatch.setattr(Feedback, "for_args", classmethod(lambda cls, args: feedback))
     stages: list[str] = []
 
-    def fake_build(target: Path, fresh: bool, progress: Any) -> None:
+    def fake_build(target: Path, fresh: bool, progress: Any, team: bool = False) -> None:
+        assert not team
         for done, stage in enumerate(("scanning", "ingesting")):
             stages.append(stage)
             progress(done, 2, stage)
@@ -233,7 +234,9 @@ def test_demo_says_where_it_lives_and_how_to_point_the_cli_at_it(
 
     monkeypatch.setattr("tooling.demo.build.build_demo", fake_build)
     target = tmp_path / "my demo"
-    args = argparse.Namespace(library=str(target), fresh=False, no_open=True, json=False)
+    args = argparse.Namespace(
+        library=str(target), fresh=False, no_open=True, json=False, team=False
+    )
     assert launch.cmd_demo(args) == 0
     printed = capsys.readouterr().out
     assert f"demo library at {target}" in printed

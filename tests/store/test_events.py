@@ -91,3 +91,49 @@ def test_the_append_hash_equals_the_checked_hash() -> None:
         assert _hash_canonical(
             "0" * 64, "2026-11-03T09:00:00+00:00", "node.x", actor, "s:1", text
         ) == (event_hash("0" * 64, "2026-11-03T09:00:00+00:00", "node.x", actor, "s:1", text))
+
+
+def test_append_many_writes_what_append_one_by_one_writes(tmp_path) -> None:
+    """The bulk path (one read of the tail, one INSERT, projections after) leaves the same
+    rows, hashes and projections as `append` event by event."""
+    from store.events import append_many
+
+    entries = [
+        ("relation.added", "skill:a", {"source_id": 1, "type": "requires", "target_name": "b"}),
+        ("relation.added", "skill:a", {"source_id": 1, "type": "extends", "target_name": "c"}),
+        ("relation.removed", "skill:a", {"source_id": 1, "type": "requires", "target_name": "b"}),
+        (
+            "relation.added",
+            "skill:é",
+            {"source_id": 2, "type": "requires", "target_name": "\u202e"},
+        ),
+    ]
+    one, many = Database(tmp_path / "one.db"), Database(tmp_path / "many.db")
+    first, second = stepping_clock(), stepping_clock()
+    with one.write() as conn:
+        append(
+            conn,
+            "relation.added",
+            "skill:z",
+            {"source_id": 9, "type": "x", "target_name": "y"},
+            "me",
+            first(),
+        )
+        for type_, subject, payload in entries:
+            append(conn, type_, subject, payload, "me", first())
+    with many.write() as conn:
+        append(
+            conn,
+            "relation.added",
+            "skill:z",
+            {"source_id": 9, "type": "x", "target_name": "y"},
+            "me",
+            second(),
+        )
+        made = append_many(conn, entries, "me", second)
+    assert [e.seq for e in made] == [2, 3, 4, 5]
+    rows = "SELECT seq, ts, type, actor, subject, payload, prev_hash, hash FROM events ORDER BY seq"
+    assert one.conn.execute(rows).fetchall() == many.conn.execute(rows).fetchall()
+    relations = "SELECT * FROM relations ORDER BY 1, 2, 3"
+    assert one.conn.execute(relations).fetchall() == many.conn.execute(relations).fetchall()
+    assert check_chain(many.conn) == []

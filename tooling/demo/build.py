@@ -111,10 +111,13 @@ def build_demo(
     fresh: bool = False,
     clock: Clock | None = None,
     progress: Callable[[int, int, str], None] | None = None,
+    *,
+    team: bool = False,
 ) -> ScanReport:
     """Create (or refresh) the demo library at `target`; returns the first scan's report.
     The build reads `clock` (default: the demo's fixed clock from `DEMO_BUILT`);
-    `progress(done, total, stage)` is told as each of the `DEMO_STAGES` starts."""
+    `progress(done, total, stage)` is told as each of the `DEMO_STAGES` starts. `team`: start
+    the demo's local hub and, the first time, play the team story (`tooling.demo.team`)."""
     tell = progress or (lambda done, total, stage: None)
     if fresh and target.exists():
         shutil.rmtree(target)
@@ -134,7 +137,7 @@ def build_demo(
         if first_time:  # the person trying the demo reviews as the demo's reviewer
             library.config.set("reviewer.name", json.dumps(DEMO_REVIEWER[0]))
             library.config.set("reviewer.email", json.dumps(DEMO_REVIEWER[1]))
-        stages = len(DEMO_STAGES) if first_time else 1
+        stages = (len(DEMO_STAGES) if first_time else 1) + (1 if team else 0)
         tell(0, stages, DEMO_STAGES[0])
         report = library.scan()
         if first_time:
@@ -144,6 +147,11 @@ def build_demo(
             tell(5, stages, DEMO_STAGES[5])
             _govern(library, skills_dir)
             library.config.set("clock.start", json.dumps(DEMO_NOW))
+        if team:
+            from tooling.demo.team import TEAM_STAGE, build_team
+
+            tell(stages - 1, stages, TEAM_STAGE)
+            build_team(target, library)
         tell(stages, stages, "")
     return report
 

@@ -68,6 +68,10 @@ class DecisionPane(Widget):
     def reload(self) -> None:
         """Read the list again (the screen was shown again: it may have changed)."""
 
+    def subtitle(self) -> str:
+        """The screen's sub-title while this list is shown."""
+        return self.SUBTITLE
+
     def status(self) -> Text:
         """The status line while this pane is shown."""
         return Text()

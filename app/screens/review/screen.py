@@ -29,6 +29,7 @@ from app.screens.review.proposals import ProposalsPane
 from store.library import Library
 from store.models import Draft, Node, RelationProposal
 from store.models.governance import Enrichment
+from store.team.review import TeamQueue
 from widgets.draft_detail import DraftDetailView
 from widgets.enrichment_detail import EnrichmentDetailView
 from widgets.keys import bind
@@ -58,7 +59,7 @@ class ReviewScreen(LibrarianScreen):
     | D | switch between pending nodes and drafted SKILL.md files (a / x decide on drafts) |
     | C | switch between pending nodes and relation proposals (a / x decide on proposals) |
     | E | switch between pending nodes and enrichment proposals (a / x decide on them) |
-    | T | mine ⇄ team: this library's nodes or the hub's staged items |
+    | T | mine ⇄ team: nodes and drafts from the team hub (a / x / e decide there) |
     | K | in drafts: keep a transient literal on purpose (again: replace it again) |
 
     The footer shows only the keys that apply to the list shown (`check_action`: False
@@ -291,7 +292,7 @@ class ReviewScreen(LibrarianScreen):
         self.pane.shown = True
         for other in MODES[1:]:
             self.set_class(mode == other, f"-{other}")
-        self.sub_title = self.nodes.subtitle() if self.pane is self.nodes else self.pane.SUBTITLE
+        self.sub_title = self.pane.subtitle()
         self.pane.show()
         self._update_status()
         self.refresh_bindings()
@@ -309,12 +310,17 @@ class ReviewScreen(LibrarianScreen):
         self._toggle("enrichments")
 
     def action_toggle_source(self) -> None:
-        """Mine ⇄ team: the node list comes from this library or from the team hub."""
+        """Mine ⇄ team: the nodes and the drafts come from this library or from the team hub
+        (the other lists are this library's only: the nodes are shown instead)."""
         if not self.nodes.action_toggle_source():
             return
-        if self.pane is not self.nodes:
+        source = self.nodes.source
+        team = source.conninfo if isinstance(source, TeamQueue) else None
+        self.drafts.set_team(TeamQueue(team, kind="draft") if team else None)
+        if self.pane is not self.nodes and self.pane is not self.drafts:
             self._set_mode("nodes")
-        self.sub_title = self.nodes.subtitle()
+        self.sub_title = self.pane.subtitle()
+        self._update_status()
         self.refresh_bindings()
 
     def show_node(self, node: Node) -> None:
@@ -354,7 +360,10 @@ class ReviewScreen(LibrarianScreen):
         self.nodes.action_promote()
 
     def action_edit(self) -> None:
-        self.nodes.action_edit()
+        if self.pane is self.drafts:
+            self.drafts.action_edit()  # a team draft's summary, in the hub
+        else:
+            self.nodes.action_edit()
 
     def action_scope(self) -> None:
         self.nodes.action_scope()
