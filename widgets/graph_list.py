@@ -19,8 +19,7 @@ from textual.binding import BindingType
 from textual.message import Message
 from textual.strip import Strip
 
-from store.lifecycle.graph import DEPENDENCY_TYPES
-from store.models import BlastRadius, Dependency, Dependent, GraphFocus
+from store.models import DEPENDENCY_TYPES, BlastRadius, Dependency, Dependent, GraphFocus
 from store.text import one_line
 from widgets.graph_style import glyph, status_style
 from widgets.keys import bind

@@ -38,7 +38,8 @@ from store.models.governance import UnprovenRequirement
 if TYPE_CHECKING:
     from store.kernel import Kernel
 
-DEPENDENCY_TYPES = ("requires", "extends")
+from store.models import DEPENDENCY_TYPES
+
 RELATED_TYPES = ("complements", "enables", "often_used_with")
 _QUOTED = re.compile(r"'(\w+)'")
 #: Events that change the graph (a skill's relations or status, a relation by hand).

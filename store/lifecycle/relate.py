@@ -9,9 +9,9 @@ from typing import Any
 
 from store import catalog
 from store.kernel import Kernel
-from store.lifecycle.graph import DEPENDENCY_TYPES, RelationError
+from store.lifecycle.graph import RelationError
 from store.lifecycle.requirements import PinError, refuse_unproven, split_pin
-from store.models import RELATION_TYPES
+from store.models import DEPENDENCY_TYPES, RELATION_TYPES
 from store.models.events import EventType
 
 

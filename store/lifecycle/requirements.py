@@ -21,9 +21,9 @@ import re
 import sqlite3
 
 from store.errors import LibrarianError
+from store.models import DEPENDENCY_TYPES
 from store.models.governance import Pin, UnprovenRequirement
 
-DEPENDENCY_TYPES = ("requires", "extends")
 _PINNED = re.compile(r"^(?P<name>.+?)@v?(?P<version>\d{1,9})$")
 #: The active skill of a name (the first by precedence), as a correlated subquery.
 _ACTIVE_STATUS = (

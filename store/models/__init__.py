@@ -85,6 +85,7 @@ from store.models.sessions import (
     UpgradeReport,
 )
 from store.models.skills import (
+    DEPENDENCY_TYPES,
     RELATION_TYPES,
     SKILL_STATUSES,
     LintFinding,
@@ -103,6 +104,7 @@ from store.models.team import TeamStatus
 
 __all__ = [
     "AGENT_LIFECYCLE_EVENTS",
+    "DEPENDENCY_TYPES",
     "EDGE_TYPES",
     "ERASED",
     "HEALTH_VERDICTS",

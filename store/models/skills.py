@@ -20,6 +20,9 @@ RELATION_TYPES: tuple[str, ...] = (
     "often_used_with",
 )
 
+#: The relation types that make one skill depend on another (the rest only relate them).
+DEPENDENCY_TYPES: tuple[str, ...] = ("requires", "extends")
+
 SKILL_STATUSES: tuple[str, ...] = ("proposed", "stable", "deprecated", "retired", "uninstalled")
 
 
