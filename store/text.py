@@ -95,3 +95,8 @@ def home_relative(path: str, home: str | None = None) -> str:
     if base and (path == base or path.startswith(base + "/")):
         return "~" + path[len(base) :]
     return path
+
+
+def plural(count: int, one: str, many: str = "") -> str:
+    """`1 event`, `2 events`, `1,200 decisions` (`many` for irregular plurals)."""
+    return f"{count:,} {one if count == 1 else (many or one + 's')}"

@@ -16,16 +16,12 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from store.models import GraphFocus, GraphProblems
-from store.text import neutralise, one_line
+from store.text import neutralise, one_line, plural
 from widgets.graph_list import dependencies_of
 from widgets.graph_style import skill_label, status_style
 from widgets.hanging import flush, hanging
 
 EMPTY = "No skill to show yet: scan some skills (`librarian scan`)."
-
-
-def plural(count: int, one: str, many: str = "") -> str:
-    return f"{count:,} {one if count == 1 else (many or one + 's')}"
 
 
 def radius_summary(focus: GraphFocus) -> str:

@@ -15,7 +15,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from store.models import TeamStatus
-from store.text import one_line
+from store.text import one_line, plural
 
 EMPTY = "Reading the team state…"
 
@@ -31,7 +31,9 @@ def status_renderable(s: TeamStatus, last: tuple[str, ...] = ()) -> RenderableTy
         parts.append(Text("Team mode is off.", style="bold"))
         hint = s.problem.removeprefix("team mode is off: ")
         parts.append(Text(one_line(hint[:1].upper() + hint[1:], 300)))
-        parts.append(Text(f"{s.queued} event(s) would be pushed once a hub is set.", style="dim"))
+        parts.append(
+            Text(f"{plural(s.queued, 'event')} would be pushed once a hub is set.", style="dim")
+        )
         return Group(*parts)
     head = Text()
     head.append("hub ", style="bold")
@@ -66,17 +68,17 @@ def status_renderable(s: TeamStatus, last: tuple[str, ...] = ()) -> RenderableTy
     table.add_row(
         "push queue",
         Text(
-            f"{s.queued:,} event(s)  ·  last push {_when(s.pushed_at)} (through event"
+            f"{plural(s.queued, 'event')}  ·  last push {_when(s.pushed_at)} (through event"
             f" {s.push_seq:,})"
         ),
     )
-    behind = f"  ·  up to {s.behind:,} newer hub event(s)" if s.reachable and s.behind else ""
+    behind = f"  ·  up to {plural(s.behind, 'newer hub event')}" if s.reachable and s.behind else ""
     table.add_row("pull", Text(f"last {_when(s.pulled_at)} (cursor {s.pull_cursor:,}){behind}"))
     table.add_row(
         "team items here",
         Text(
             f"{s.received:,} from teammates, {sum(s.own.values()):,} of yours;"
-            f" {s.conflicts:,} overruled decision(s) on record"
+            f" {plural(s.conflicts, 'overruled decision')} on record"
         ),
     )
     if s.library_id:

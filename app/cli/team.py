@@ -25,7 +25,7 @@ from app.cli.common import (
 )
 from store.config import Config
 from store.paths import LibraryPaths, resolve_library_dir
-from store.text import one_line
+from store.text import one_line, plural
 
 if TYPE_CHECKING:
     from store.library import Library
@@ -282,7 +282,7 @@ def _status(args: argparse.Namespace) -> int:
 def status_text(s: TeamStatus) -> str:
     """`librarian team status` as text."""
     if not s.configured:
-        return f"{s.problem}\nlocal: {s.queued} event(s) would be pushed"
+        return f"{s.problem}\nlocal: {plural(s.queued, 'event')} would be pushed"
     lines = [f"hub: {s.hub} — " + ("reachable" if s.reachable else f"unreachable: {s.problem}")]
     if s.reachable:
         role = "reviewer" if s.reviewer else "contributor"
@@ -294,14 +294,14 @@ def status_text(s: TeamStatus) -> str:
         mine = ", ".join(f"{v} {k}" for k, v in sorted(s.mine_in_hub.items())) or "none"
         lines.append(f"your items in the hub: {mine}")
     lines.append(
-        f"push: {s.queued} event(s) queued; last push {s.pushed_at or 'never'}"
+        f"push: {plural(s.queued, 'event')} queued; last push {s.pushed_at or 'never'}"
         f" (through event {s.push_seq})"
     )
-    behind = f"; up to {s.behind} newer hub event(s)" if s.reachable and s.behind else ""
+    behind = f"; up to {plural(s.behind, 'newer hub event')}" if s.reachable and s.behind else ""
     lines.append(f"pull: last {s.pulled_at or 'never'} (cursor {s.pull_cursor}){behind}")
     lines.append(
         f"team items here: {s.received} from teammates, {sum(s.own.values())} of yours;"
-        f" {s.conflicts} overruled decision(s) on record"
+        f" {plural(s.conflicts, 'overruled decision')} on record"
     )
     if s.library_id:
         lines.append(f"library id: {s.library_id}; head anchored at event {s.anchored}")
@@ -365,7 +365,7 @@ def _review(args: argparse.Namespace) -> int:
 def _list_text(nodes: list[Node], total: int, status: str) -> str:
     if not nodes:
         return f"no {status} team items"
-    lines = [f"{total} {status} team item(s), best first:"]
+    lines = [f"{plural(total, f'{status} team item')}, best first:"]
     for n in nodes:
         lines.append(
             f"{n.node_id}  {n.type:<13} {n.scope:<7} {one_line(n.developer, 40)}  "

@@ -37,8 +37,8 @@ from app.screens.base import LibrarianScreen
 from store.errors import LibrarianError
 from store.library import Library
 from store.models import GraphFocus
-from store.text import one_line
-from widgets.graph_card import GraphCard, plural, radius_summary
+from store.text import one_line, plural
+from widgets.graph_card import GraphCard, radius_summary
 from widgets.graph_list import (
     GraphList,
     GraphRow,

@@ -50,12 +50,12 @@ async def test_the_team_screen_pushes_and_shows_the_queue_and_the_hub(
         text = team_text(pilot)
         assert "reachable" in text
         assert "contributor" in text
-        assert "2 event(s)" in text  # the two approvals wait in the push queue
+        assert "2 events" in text  # the two approvals wait in the push queue
         await pilot.press("greater_than_sign")
         await settle(pilot)
         text = team_text(pilot)
         assert "pushed 2 change(s)" in text
-        assert "0 event(s)" in text
+        assert "0 events" in text
         assert "2 staged" in text
         assert not [n for n in pilot.app._notifications if n.severity == "error"]
 
