@@ -20,10 +20,12 @@ import statistics
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from store.models.events import EventType
 from tooling.bench.common import own_peak_rss_mb, run_child
+
+_R = TypeVar("_R")
 
 #: Bump when the cached hub's content changes.
 BUILD_VERSION = "7"
@@ -327,15 +329,22 @@ def _cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def child_push(library_dir: str) -> dict[str, Any]:
+def _twice(library_dir: str, run: Callable[[Any], _R]) -> tuple[_R, _R, float, float]:
+    """`run` on the library, timed (wall and CPU), then once more with nothing new."""
     from store.library import Library
-    from store.team.push import push
 
     with Library(Path(library_dir)) as library:
         started, cpu = time.perf_counter(), _cpu()
-        first = push(library)
+        first = run(library)
         seconds, cpu = time.perf_counter() - started, _cpu() - cpu
-        again = push(library)
+        again = run(library)
+    return first, again, seconds, cpu
+
+
+def child_push(library_dir: str) -> dict[str, Any]:
+    from store.team.push import push
+
+    first, again, seconds, cpu = _twice(library_dir, push)
     return {
         "seconds": round(seconds, 3),
         "cpu_seconds": round(cpu, 3),
@@ -349,14 +358,9 @@ def child_push(library_dir: str) -> dict[str, Any]:
 
 
 def child_pull(library_dir: str) -> dict[str, Any]:
-    from store.library import Library
     from store.team.pull import pull
 
-    with Library(Path(library_dir)) as library:
-        started, cpu = time.perf_counter(), _cpu()
-        first = pull(library)
-        seconds, cpu = time.perf_counter() - started, _cpu() - cpu
-        again = pull(library)
+    first, again, seconds, cpu = _twice(library_dir, pull)
     return {
         "seconds": round(seconds, 3),
         "cpu_seconds": round(cpu, 3),
