@@ -28,6 +28,7 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import replace
+from itertools import pairwise
 
 from store.ingest import bar, shapes, snippets, statements
 from store.ingest.actions import (
@@ -367,7 +368,7 @@ def _places(found: Sequence[Action]) -> list[tuple[int, int]] | None:
     """(stream, position) of each action, when `found` is in that order (as `actions` makes
     it); else None."""
     places = [(a.stream, a.pos) for a in found]
-    return places if all(a <= b for a, b in zip(places, places[1:])) else None
+    return places if all(a <= b for a, b in pairwise(places)) else None
 
 
 def solution(episode: Episode, between: Sequence[Action] = ()) -> Candidate | None:
