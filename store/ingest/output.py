@@ -244,7 +244,7 @@ def _gist_line(text: str) -> tuple[int, int] | None:
     compiled = _search_lines(_COMPILER_LINE, view, "error")
     if compiled:
         return trimmed(view, *compiled.span())
-    exceptions = [m for lo, hi in _regions(view) for m in _EXCEPTION_LINE.finditer(view, lo, hi)]
+    exceptions = _lines_matching(_EXCEPTION_LINE, view, _EXCEPTION_WORDS)
     telling = [m for m in exceptions if not _WRAPPER.match(m.group())]
     exceptions = telling or exceptions  # "Error: Command failed" wraps the real error
     if exceptions:
@@ -408,6 +408,35 @@ def _search_lines(pattern: re.Pattern[str], view: str, literal: str) -> re.Match
                     return m
             at = view.find(literal, line_end(view, at), hi)
     return None
+
+
+#: What every line `_EXCEPTION_LINE` matches holds.
+_EXCEPTION_WORDS = ("Error", "Exception", "Failure")
+
+
+def _lines_matching(
+    pattern: re.Pattern[str], view: str, literals: tuple[str, ...]
+) -> list[re.Match[str]]:
+    """`pattern.finditer` over each of `_regions(view)`, for a pattern whose matches start
+    at a line's start and end on that line (`(?m)^…[^\n]*`) and hold one of `literals`:
+    only the lines holding one are tried, in order (see `_search_lines`)."""
+    found: list[re.Match[str]] = []
+    for lo, hi in _regions(view):
+        at = _first_of(view, literals, lo, hi)
+        while at >= 0:
+            start = view.rfind("\n", 0, at) + 1
+            if start >= lo:
+                m = pattern.match(view, start, hi)
+                if m is not None:
+                    found.append(m)
+            at = _first_of(view, literals, line_end(view, at), hi)
+    return found
+
+
+def _first_of(view: str, literals: tuple[str, ...], lo: int, hi: int) -> int:
+    """Where the first of `literals` in view[lo:hi] starts (-1: none is there)."""
+    hits = [at for at in (view.find(literal, lo, hi) for literal in literals) if at >= 0]
+    return min(hits) if hits else -1
 
 
 def output_line(text: str, last: bool, view: str | None = None) -> tuple[int, int] | None:

@@ -214,8 +214,8 @@ def fit(summary: str) -> str:
 
 _INPUT_FIELD = re.compile(
     r'"(command|file_path|notebook_path|path|pattern|url|skill|old_string|new_string|content'
-    r'|description|prompt|subagent_type)"\s*:\s*"((?:[^"\\]|\\.)*)'
-)
+    r'|description|prompt|subagent_type)"\s*:\s*"([^"\\]*(?:\\.[^"\\]*)*)'
+)  # the value's characters as runs between escapes: one step per run, not per character
 
 
 RUNNERS = frozenset(
