@@ -289,8 +289,8 @@ _SHELL_TOKEN = re.compile(r"[();<>|&\n]+|[^();<>|&\n \t\r]+")
 def _shell_words(command: str) -> tuple[str, ...]:
     if "<<" not in command and not any(c in command for c in "'\"\\#"):
         # No quote, escape, comment or heredoc (most commands): the same tokens at once.
-        words = _SHELL_TOKEN.findall(command)
-        return tuple(words or command.split())
+        tokens = _SHELL_TOKEN.findall(command)
+        return tuple(tokens or command.split())
     text = _HEREDOC.sub("<< HEREDOC\n", command)
     lexer = shlex.shlex(text, posix=True, punctuation_chars="();<>|&\n")
     lexer.whitespace = " \t\r"
