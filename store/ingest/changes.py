@@ -9,11 +9,10 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import replace
 
 from store.ingest import shapes, snippets
 from store.ingest.actions import EDIT_TOOLS, ROUTINE_PROGRAMS, Action, Episode, _installs
-from store.ingest.candidates import Candidate
+from store.ingest.candidates import Candidate, replace
 from store.ingest.memo import per_session
 from store.ingest.snippets import _FILTERS
 

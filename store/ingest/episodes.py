@@ -27,7 +27,6 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
-from dataclasses import replace
 from itertools import pairwise
 
 from store.ingest import bar, shapes, snippets, statements
@@ -45,7 +44,7 @@ from store.ingest.actions import (
     _quota,
     episodes,
 )
-from store.ingest.candidates import Candidate
+from store.ingest.candidates import Candidate, replace
 from store.ingest.changes import (
     _acted_between,
     _command_changes,
