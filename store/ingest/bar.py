@@ -245,8 +245,8 @@ def content_words(text: str) -> list[str]:
 @per_session
 def _content_words(text: str) -> tuple[str, ...]:
     if text.isascii():  # the same words, lowercased once (most summaries are ASCII)
-        return tuple(w for w in _LOW_WORD.findall(text.lower()) if w not in STOPWORDS)
-    return tuple(low for w in _WORD.findall(text) if (low := w.lower()) not in STOPWORDS)
+        return tuple([w for w in _LOW_WORD.findall(text.lower()) if w not in STOPWORDS])
+    return tuple([low for w in _WORD.findall(text) if (low := w.lower()) not in STOPWORDS])
 
 
 _LOW_WORD = re.compile(r"[a-z][a-z'-]+")
