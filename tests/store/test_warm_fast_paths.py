@@ -9,7 +9,8 @@ later change to a pattern that breaks a fast path's precondition fails here:
 - a tool input's string fields are read as runs between escapes;
 - entity patterns are skipped when a character every match needs is absent;
 - the actions between an episode's failure and success are found by bisection;
-- candidates are copied through their instance dict.
+- candidates are copied through their instance dict;
+- the parser decodes a usual line with the JSON scanner alone.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from hypothesis import strategies as st
 from store.ingest import bar, changes, episodes, output, snippets
 from store.ingest.actions import Action, Episode
 from store.ingest.candidates import Candidate, replace
+from store.ingest.transcript import records
 from store.models import ToolResult, ToolUse, TranscriptMessage
 
 # -- tool output: lines tried only where their literal is -------------------------------------
@@ -242,3 +244,30 @@ def test_words_as_typed_are_read_once_and_answer_as_before() -> None:
     command = "cd app && pytest -x tests/a 2>&1 | tail -20"
     assert changes._raw_words(command) == ["cd", "app", "&&", "pytest", "-x", "tests/a"]
     assert changes._raw_words(command) is not changes._raw_words(command)  # a fresh list
+
+
+# -- the parser's line decoding -------------------------------------------------------------
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner),
+        max_leaves=8,
+    ),
+    st.sampled_from(["", "\n", "\r\n", " \n", "x", " {}", "\ufeff"]),
+    st.booleans(),
+)
+def test_a_line_is_decoded_as_json_loads_decodes_it(value: object, edge: str, front: bool) -> None:
+    text = json.dumps(value)
+    text = edge + text if front else text + edge
+    try:
+        expected: object = json.loads(text)
+    except ValueError:
+        expected = ValueError
+    try:
+        got: object = records._loads_line(text)
+    except ValueError:
+        return  # the caller reads it again with json.loads
+    assert json.dumps(got) == json.dumps(expected)
