@@ -259,12 +259,17 @@ def _lead(words: Sequence[str]) -> str:
 
 
 def _token(word: str) -> bool:
-    return len(word) <= 60 and not any(ch.isspace() for ch in word)
+    return len(word) <= 60 and _SPACE.search(word) is None
 
 
 def _shown(word: str) -> str:
     """A shell word as it would be typed (an empty argument is `""`)."""
-    return word if word and not any(c.isspace() for c in word) else f'"{word}"'
+    return word if word and _SPACE.search(word) is None else f'"{word}"'
+
+
+#: A character `str.isspace` calls a space (`\s` is the same test, without a loop per
+#: character in Python).
+_SPACE = re.compile(r"\s")
 
 
 def _code(word: str) -> str:

@@ -271,3 +271,10 @@ def test_a_line_is_decoded_as_json_loads_decodes_it(value: object, edge: str, fr
     except ValueError:
         return  # the caller reads it again with json.loads
     assert json.dumps(got) == json.dumps(expected)
+
+
+def test_a_space_to_the_regex_is_a_space_to_str_isspace() -> None:
+    """`changes._token` and `_shown` test words with `\\s` instead of `str.isspace` per
+    character: the same answer for every code point."""
+    differ = [c for c in range(0x110000) if bool(changes._SPACE.search(chr(c))) != chr(c).isspace()]
+    assert differ == []
