@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from store.ingest import shapes, snippets
+from store.ingest import reviewer_rules, shapes, snippets
 from store.ingest.actions import (
     _SHELLS,
     _SPEAKER,
@@ -445,8 +445,10 @@ def _installed_at_once(episode: Episode, found: Sequence[Action], cause: str = "
     if (
         following is None
         or following.failed
-        or not _installs(following)
-        or not _names_package(following.command, missing)
+        or not (
+            (_installs(following) and _names_package(following.command, missing))
+            or reviewer_rules.installs_missing(following.command, missing)
+        )
     ):
         return ""
     runs = [a for a in after if a.command and not _installs(a) and a.pos < success.pos]
