@@ -158,6 +158,13 @@ def line_the_cause_names(text: str, span: tuple[int, int], cause: str) -> tuple[
 #: The agent summing up the cause ("The root cause was …", "Root cause: …").
 _ROOT_CAUSE = re.compile(r"\broot cause\b", re.IGNORECASE)
 
+#: A statement that gives a cause ("the problem is …", "… because …", "caused by …").
+_STATES_CAUSE = re.compile(
+    r"\b(?:the (?:issue|problem|cause|bug|culprit) (?:is|was)|because|caused by|due to"
+    r"|(?:issue|problem) is (?:twofold|that))\b",
+    re.IGNORECASE,
+)
+
 _ROOT_WINDOW = 80  # messages after a stated cause in which the turn's summary may come
 
 REPLACED_BY_ROOT_CAUSE = (
@@ -172,6 +179,9 @@ def later_root_cause(c: Candidate, context: _Context, named: Sequence[str]) -> s
     if not named or _ROOT_CAUSE.search(c.summary):
         return ""
     messages = context.streams[c.stream]
+    said_at = messages[c.pos].text[:1500] if c.pos < len(messages) else c.evidence
+    if not (_STATES_CAUSE.search(c.summary) or _STATES_CAUSE.search(said_at)):
+        return ""  # a fact, not a cause: a root cause found later does not replace it
     for later in messages[c.pos + 1 : c.pos + 1 + _ROOT_WINDOW]:
         if statements.is_prompt(later):
             return ""
@@ -183,7 +193,7 @@ def later_root_cause(c: Candidate, context: _Context, named: Sequence[str]) -> s
             continue
         end = text.find("\n\n", found.end())
         said = text[found.start() : min(found.start() + 400, len(text) if end < 0 else end)]
-        if _NAMED.search(said) and not any(n in said for n in named):
+        if _NAMED.search(said) and not any(n.lower() in said.lower() for n in named):
             return REPLACED_BY_ROOT_CAUSE
     return ""
 

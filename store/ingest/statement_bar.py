@@ -52,6 +52,9 @@ def _revise(judged: dict[int, Candidate], context: _Context) -> dict[int, Candid
             why = _superseded(c, context) or _unverified(c, context)
             why = why or reviewer_rules.later_root_cause(c, context, _named_things(c.summary))
             judged[key] = replace(c, suppressed=why) if why else c
+        elif c.type == "DISCOVERY" and c.strategy != "episode":
+            why = reviewer_rules.later_root_cause(c, context, _named_things(c.summary))
+            judged[key] = replace(c, suppressed=why) if why else c
     return judged
 
 

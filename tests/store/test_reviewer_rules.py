@@ -1,0 +1,208 @@
+"""The reviewer rules of `store.ingest.reviewer_rules` (issue 11, round 12), each with a case
+it must catch and a case it must leave alone, on synthetic sessions written here."""
+
+from __future__ import annotations
+
+from store.ingest.failure_bar import INSTALLED_AT_ONCE
+from store.ingest.reviewer_rules import (
+    REPLACED_BY_ROOT_CAUSE,
+    command_steps,
+    installs_missing,
+    line_the_cause_names,
+)
+from tests.store.test_warm import Transcript, of_type, only
+
+# --------------------------------------------------------------------------- 1. installs
+
+
+def test_an_install_step_of_a_command_line_names_the_missing_module() -> None:
+    assert installs_missing("source .venv/bin/activate && pip install -q click && app", "click")
+    assert installs_missing("python3 -m pip install --user rich", "rich")
+    assert installs_missing("conda run -n lab pip install opencv-python-headless -q", "cv2")
+    assert installs_missing("uv pip install 'pyyaml>=6'", "yaml")
+    assert installs_missing("sudo apt-get install -y jq", "jq")
+
+
+def test_a_command_line_that_installs_something_else_or_nothing_does_not() -> None:
+    assert not installs_missing("pip install requests && python -m app", "click")
+    assert not installs_missing("python -m click_app --help", "click")
+    assert not installs_missing("pip show click", "click")
+    assert not installs_missing("echo 'pip install click'", "click")
+    assert not installs_missing("", "click")
+
+
+MISSING_CLICK = (
+    "Traceback (most recent call last):\n  File \"/w/src/cli.py\", line 7, in <module>\n"
+    "    import click\nModuleNotFoundError: No module named 'click'"
+)
+
+
+def test_a_missing_module_installed_in_the_rerun_line_is_routine_set_up() -> None:
+    t = Transcript()
+    t.run("Bash", MISSING_CLICK, error=True, command="python -m src.cli config --show")
+    t.run("Bash", "Environment: production",
+          command="pip install --quiet click && python -m src.cli config --show")  # fmt: skip
+    assert only(t.extract(), "DEAD_END").suppressed == INSTALLED_AT_ONCE
+
+
+def test_a_missing_module_installed_through_a_launcher_is_routine_set_up() -> None:
+    t = Transcript()
+    t.run("Bash", "ModuleNotFoundError: No module named 'cv2'", error=True,
+          command="conda run -n lab python3 src/load.py")  # fmt: skip
+    t.run("Bash", "", command="conda run -n lab pip install opencv-python-headless -q")
+    t.run("Bash", "loaded 485 pairs", command="conda run -n lab python3 src/load.py")
+    assert only(t.extract(), "DEAD_END").suppressed == INSTALLED_AT_ONCE
+
+
+def test_a_rerun_line_that_installs_another_package_is_no_set_up() -> None:
+    t = Transcript()
+    t.run("Bash", MISSING_CLICK, error=True, command="python -m src.cli config --show")
+    t.run("Bash", "Environment: production",
+          command="pip install --quiet rich && python -m src.cli config --show")  # fmt: skip
+    assert all(n.suppressed != INSTALLED_AT_ONCE for n in t.extract().nodes)
+
+
+# --------------------------------------------------------------------------- 2. error line
+
+SETUP_OUTPUT = (
+    "Exit code 1\n=== First Time Setup ===\nInstalling PHP dependencies...\n"
+    "fatal: detected dubious ownership in repository at '/srv/app'\n"
+    "Installing dependencies from lock file\nGenerating optimized autoload files\n"
+    "> @php artisan package:discover --ansi\n\nIn PackageManifest.php line 179:\n"
+    "  The /srv/app/bootstrap/cache directory must be present and writable.  \n\n"
+    "Script @php artisan package:discover --ansi returned with error code 1"
+)
+
+
+def test_the_error_line_the_stated_cause_names_is_the_gist() -> None:
+    first = SETUP_OUTPUT.index("fatal:")
+    span = (first, SETUP_OUTPUT.index("\n", first))
+    found = line_the_cause_names(SETUP_OUTPUT, span, "The `bootstrap/cache` directory is missing.")
+    assert found is not None
+    assert SETUP_OUTPUT[found[0] : found[1]] == (
+        "The /srv/app/bootstrap/cache directory must be present and writable."
+    )
+
+
+def test_a_cause_the_chosen_line_already_names_or_that_names_nothing_keeps_it() -> None:
+    first = SETUP_OUTPUT.index("fatal:")
+    span = (first, SETUP_OUTPUT.index("\n", first))
+    assert line_the_cause_names(SETUP_OUTPUT, span, "Git distrusts `/srv/app` here.") is None
+    assert line_the_cause_names(SETUP_OUTPUT, span, "The cache directory is missing.") is None
+    # named, but only on a line that says nothing is wrong
+    assert line_the_cause_names(SETUP_OUTPUT, span, "The `autoload` step broke.") is None
+
+
+def test_a_dead_end_quotes_the_line_its_cause_is_about() -> None:
+    t = Transcript()
+    t.run("Bash", SETUP_OUTPUT, error=True, command="bash setup.sh")
+    t.say("The `bootstrap/cache` directory is absent from the mounted volume because the"
+          " scaffold step skipped it, so artisan cannot write its manifest.")  # fmt: skip
+    summary = only(t.extract(), "DEAD_END").summary
+    assert "must be present and writable" in summary
+    assert "dubious ownership" not in summary
+
+
+def test_a_dead_end_whose_cause_names_no_other_line_keeps_its_gist() -> None:
+    t = Transcript()
+    output = "Exit code 1\nError: connect ECONNREFUSED 127.0.0.1:5432\n    at TCP.onconnect"
+    t.run("Bash", output, error=True, command="npm run migrate")
+    t.say("The migration fails because `postgres` is not running in the `db` container.")
+    assert "ECONNREFUSED" in only(t.extract(), "DEAD_END").summary
+
+
+# --------------------------------------------------------------------------- 3. root cause
+
+FIRST_CAUSE = (
+    "I found the issue. The problem is that `renderStats` reads `totals.count` before"
+    " `loadTotals` has resolved, so `StatsPanel` renders zeros.\n\nLet me fix it:"
+)
+TWOFOLD = (
+    "I found the issue. The problem is twofold:\n\n1. **Render order**: `renderStats` reads"
+    " `totals.count` before `loadTotals` has resolved\n2. **Missing guard**: `StatsPanel`"
+    " never checks the response\n\nLet me fix both:"
+)
+
+
+def _stats_session(t: Transcript, summary: str, cause: str = FIRST_CAUSE) -> None:
+    t.add("The dashboard shows 0 for every total.", role="user", kind="prompt")
+    t.run("Read", "export function renderStats(totals) {\n  return totals.count\n}\n"
+          "loadTotals().then(setTotals)", file_path="/w/src/StatsPanel.js")  # fmt: skip
+    t.say(cause)
+    t.run("Edit", "The file /w/src/StatsPanel.js has been updated.",
+          file_path="/w/src/StatsPanel.js", old_string="return totals.count",
+          new_string="return totals?.count ?? null")  # fmt: skip
+    t.run("Bash", '{"totals": {"count": 24}}', command="curl -s localhost:3000/api/stats")
+    t.say(summary)
+
+
+def _first_cause(t: Transcript) -> str:
+    (node,) = [n for n in of_type(t.extract(), "DISCOVERY") if "`totals.count`" in n.summary]
+    return node.suppressed
+
+
+def test_a_cause_the_turn_sums_up_as_another_root_cause_is_kept_out() -> None:
+    t = Transcript()
+    _stats_session(t, "Fixed. The root cause was a missing `Contact` model import in"
+                   " `api/stats.js`, so `populate()` threw before any total was sent.")  # fmt: skip
+    assert _first_cause(t) == REPLACED_BY_ROOT_CAUSE
+
+
+def test_a_twofold_cause_the_turn_sums_up_as_another_root_cause_is_kept_out() -> None:
+    t = Transcript()
+    _stats_session(t, "The root cause was a missing `Contact` model import in `api/stats.js`.",
+                   cause=TWOFOLD)  # fmt: skip
+    assert _first_cause(t) == REPLACED_BY_ROOT_CAUSE
+
+
+def test_a_fact_is_not_replaced_by_a_later_root_cause() -> None:
+    t = Transcript()
+    t.add("Why is the dashboard slow?", role="user", kind="prompt")
+    t.run("Bash", "StatsPanel.js:12: useEffect(() => loadTotals(), [])",
+          command="rg -n loadTotals src")  # fmt: skip
+    t.say("`StatsPanel` calls `loadTotals` once on mount from `StatsPanel.js`.")
+    t.run("Bash", "done in 2.1s", command="npm run build")
+    t.say("The root cause was a missing `Contact` model import in `api/stats.js`.")
+    found = [n for n in of_type(t.extract(), "DISCOVERY") if "once on mount" in n.summary]
+    assert all(n.suppressed != REPLACED_BY_ROOT_CAUSE for n in found)
+
+
+def test_a_cause_the_turns_root_cause_restates_is_kept() -> None:
+    t = Transcript()
+    _stats_session(t, "Fixed. The root cause was that `renderStats` ran before"
+                   " `loadTotals` resolved.")  # fmt: skip
+    assert _first_cause(t) != REPLACED_BY_ROOT_CAUSE
+
+
+def test_a_root_cause_after_the_user_spoke_again_supersedes_nothing() -> None:
+    t = Transcript()
+    _stats_session(t, "Done.")
+    t.add("Now look at the contacts page.", role="user", kind="prompt")
+    t.say("The root cause there was a missing `Contact` model import in `api/contacts.js`.")
+    assert _first_cause(t) != REPLACED_BY_ROOT_CAUSE
+
+
+# --------------------------------------------------------------------------- 4. steps
+
+
+def test_steps_are_cut_outside_quotes_only() -> None:
+    line = 'ls src && conda run -n lab python3 -c "import torch; print(torch.__version__)"'
+    assert command_steps(line) == [
+        "ls src",
+        'conda run -n lab python3 -c "import torch; print(torch.__version__)"',
+    ]
+    assert command_steps("echo 'a && b' ; make") == ["echo 'a && b'", "make"]
+
+
+def test_steps_without_quotes_are_cut_at_every_separator() -> None:
+    assert command_steps("a && b || c; d\ne") == ["a", "b", "c", "d", "e"]
+    assert command_steps("make test") == ["make test"]
+
+
+def test_a_dead_end_quotes_its_failing_step_whole() -> None:
+    t = Transcript()
+    t.run("Bash", "Traceback (most recent call last):\nModuleNotFoundError: No module named"
+          " 'torch'", error=True,
+          command='ls data && conda run -n base python3 -c "import torch; print(1)"')  # fmt: skip
+    summary = only(t.extract(), "DEAD_END").summary
+    assert '`conda run -n base python3 -c "import torch; print(1)"`' in summary
