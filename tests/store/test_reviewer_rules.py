@@ -32,7 +32,7 @@ def test_a_command_line_that_installs_something_else_or_nothing_does_not() -> No
 
 
 MISSING_CLICK = (
-    "Traceback (most recent call last):\n  File \"/w/src/cli.py\", line 7, in <module>\n"
+    'Traceback (most recent call last):\n  File "/w/src/cli.py", line 7, in <module>\n'
     "    import click\nModuleNotFoundError: No module named 'click'"
 )
 
