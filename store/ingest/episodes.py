@@ -110,7 +110,7 @@ def candidates(
         if set_up:  # a dependency installed at once: the failure is routine, its fix (the
             # install, with the error it answered) says all there is
             dead_ends = [replace(d, routine=d.routine or set_up) for d in dead_ends]
-        slip = _slip(episode)
+        slip = _slip(episode) or reviewer_rules.permission_hiccup(episode)
         if slip:  # neither the failure nor its fix is a lesson
             dead_ends = [replace(d, routine=d.routine or slip) for d in dead_ends]
             fix = replace(fix, routine=fix.routine or slip) if fix is not None else None

@@ -18,6 +18,13 @@ never about the strings of any session, and each has a positive and a negative t
 4. **Whole steps** (`command_steps`). A command line is cut into steps at `&&`, `||`, `;`
    and newlines outside quotes only: `python3 -c "import torch; print(1)"` is one step, so a
    summary never quotes a command cut off inside its own quotes.
+5. **A permission hiccup got past by a standard flag** (`permission_hiccup`). A refusal for
+   permission or ownership (`Permission denied`, `EACCES`, `EPERM`, an externally managed
+   Python, git's dubious ownership) that the retry got past only by adding `sudo` or a
+   standard flag that installs elsewhere or allows it (`--user`, `--break-system-packages`,
+   `--prefix DIR`, `--allow-root`, `--unsafe-perm`, `--no-sandbox`), nothing edited or
+   installed in between, is routine environment noise: neither the failure nor its "fix" is
+   about the project.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ import re
 from collections.abc import Sequence
 
 from store.ingest import snippets, statements
+from store.ingest.actions import Episode
 from store.ingest.candidates import Candidate
 from store.ingest.context import _Context
 from store.ingest.output import trimmed
@@ -230,3 +238,57 @@ def command_steps(text: str) -> list[str]:
         at += 1
     out.append(text[start:])
     return out
+
+
+# --------------------------------------------------------------------------- 5. permissions
+
+_PERMISSION = re.compile(
+    r"permission denied|\beacces\b|\beperm\b|operation not permitted|externally[- ]managed"
+    r"|dubious ownership|must be run as root|are you root|access is denied"
+    r"|requires? (?:root|superuser|administrator)"
+)
+
+#: Flags that only put an install elsewhere or allow what a permission refused.
+_PRIVILEGE_FLAGS = frozenset(
+    {
+        "--user",
+        "--break-system-packages",
+        "--prefix",
+        "--allow-root",
+        "--unsafe-perm",
+        "--no-sandbox",
+    }
+)
+_TAKES_VALUE = frozenset({"--prefix"})
+
+PERMISSION_HICCUP = (
+    "a permission or ownership refusal got past by adding a standard flag or sudo"
+    " (routine environment noise)"
+)
+
+
+def permission_hiccup(episode: Episode) -> str:
+    """Why an episode is routine environment noise ("" when it is not): see the module's
+    rule 5."""
+    first, success = episode.failures[0], episode.success
+    if success is None or episode.changes or not first.command or not success.command:
+        return ""
+    span = snippets.error_gist(first.result.text)
+    if span is None or not _PERMISSION.search(first.result.text[span[0] : span[1]].lower()):
+        return ""
+    failed = snippets.shell_words(first.command)
+    worked = snippets.shell_words(success.command)
+    if set(failed) - set(worked):
+        return ""  # something was dropped or replaced: more than a flag added
+    had = set(failed)
+    added = 0
+    for i, word in enumerate(worked):
+        if word in had:
+            continue
+        flag = word.split("=", 1)[0]
+        value_of = worked[i - 1] if i else ""
+        if flag in _PRIVILEGE_FLAGS or word == "sudo":
+            added += 1
+        elif value_of not in _TAKES_VALUE:
+            return ""
+    return PERMISSION_HICCUP if added else ""

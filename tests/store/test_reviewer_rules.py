@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from store.ingest.failure_bar import INSTALLED_AT_ONCE
 from store.ingest.reviewer_rules import (
+    PERMISSION_HICCUP,
     REPLACED_BY_ROOT_CAUSE,
     command_steps,
     installs_missing,
@@ -206,3 +207,50 @@ def test_a_dead_end_quotes_its_failing_step_whole() -> None:
           command='ls data && conda run -n base python3 -c "import torch; print(1)"')  # fmt: skip
     summary = only(t.extract(), "DEAD_END").summary
     assert '`conda run -n base python3 -c "import torch; print(1)"`' in summary
+
+
+# --------------------------------------------------------------------------- 5. permissions
+
+EXTERNALLY_MANAGED = (
+    "error: externally-managed-environment\n\n× This environment is externally managed\n"
+    "╰─> To install Python packages system-wide, try apt install python3-xyz"
+)
+EACCES = (
+    "npm ERR! code EACCES\nnpm ERR! Error: EACCES: permission denied, mkdir"
+    " '/usr/local/lib/node_modules/pnpm'"
+)
+
+
+def _retried(failed: str, output: str, worked: str) -> list[str]:
+    t = Transcript()
+    t.run("Bash", output, error=True, command=failed)
+    t.run("Bash", "Successfully installed", command=worked)
+    return [n.suppressed for n in t.extract().nodes]
+
+
+def test_a_permission_refusal_got_past_by_a_standard_flag_is_routine() -> None:
+    assert _retried(
+        "pip install requests", EXTERNALLY_MANAGED, "pip install --break-system-packages requests"
+    ) == [PERMISSION_HICCUP, PERMISSION_HICCUP]
+    assert _retried("npm install -g pnpm", EACCES, "npm install -g pnpm --prefix ~/.local") == [
+        PERMISSION_HICCUP,
+        PERMISSION_HICCUP,
+    ]
+
+
+def test_a_permission_refusal_fixed_otherwise_is_not_a_hiccup() -> None:
+    # another argument took the place of one: more than a standard flag
+    assert PERMISSION_HICCUP not in _retried("npm install -g pnpm", EACCES, "npm install -g pnpm@8")
+    # an unknown flag is a refusal, but no permission one
+    assert PERMISSION_HICCUP not in _retried(
+        "bd list --wisp", "Error: unknown flag: --wisp", "bd list --wisp --user"
+    )
+
+
+def test_a_permission_refusal_with_an_edit_in_between_is_not_a_hiccup() -> None:
+    t = Transcript()
+    t.run("Bash", EACCES, error=True, command="npm install -g pnpm")
+    t.run("Edit", "The file /w/.npmrc has been updated.", file_path="/w/.npmrc",
+          old_string="", new_string="prefix=${HOME}/.npm-global")  # fmt: skip
+    t.run("Bash", "added 1 package", command="npm install -g pnpm --prefix ~/.local")
+    assert all(n.suppressed != PERMISSION_HICCUP for n in t.extract().nodes)
