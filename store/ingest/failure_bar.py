@@ -129,6 +129,9 @@ def _unproven(
         return "a name the agent guessed that the project does not have (no cause stated)"
     if len(run.failures) >= 3 and episode.success is None and not shapes.refused(gist):
         return ""
+    wrote = [w.content for ws in written.values() for w in ws if _before(w, first)]
+    if reviewer_rules.broken_before(gist, wrote):
+        return ""  # the project was broken before the session touched the file
     return NO_CAUSE
 
 

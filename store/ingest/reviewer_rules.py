@@ -25,6 +25,14 @@ never about the strings of any session, and each has a positive and a negative t
    `--prefix DIR`, `--allow-root`, `--unsafe-perm`, `--no-sandbox`), nothing edited or
    installed in between, is routine environment noise: neither the failure nor its "fix" is
    about the project.
+6. **The project was broken before the session touched it** (`located_compiler_error`). A
+   compiler's or type checker's error at a file, line and column (`suite_test.go:41:148: not
+   enough arguments in call to NewController`, `page.tsx(309,33): error TS18047: …`) in a file
+   the session had not written or edited before is a fact about the project's state at the
+   start, even with no cause stated: a dead end worth keeping — unless a name the message
+   quotes or spells like code (`NewController`) is in what the session had written before
+   (a signature it changed breaks callers it never touched). Errors in files the session had
+   written are its work in progress, kept out by `failure_bar._fresh`.
 """
 
 from __future__ import annotations
@@ -292,3 +300,49 @@ def permission_hiccup(episode: Episode) -> str:
         elif value_of not in _TAKES_VALUE:
             return ""
     return PERMISSION_HICCUP if added else ""
+
+
+# --------------------------------------------------------------------------- 6. broken before
+
+#: A compiler's or type checker's error at a place in a file: `a/b.go:41:148: message`,
+#: `src/x.tsx(309,33): error TS18047: message`, `x.c:3:5: error: message` (not a warning or a
+#: note, and not a linter's rule code like `F401`), with the message after it.
+_LOCATED_ERROR = re.compile(
+    r"^[ \t]*(?:\.{1,2}/)?[\w@+-][\w./@+-]*\.[A-Za-z]{1,6}(?::\d+:\d+:|\(\d+,\d+\):)"
+    r"(?![ \t]*(?:warning|note|info|hint)\b|[ \t]*[A-Z]{1,4}\d{2,5}\b)[ \t]*(?:(?:fatal )?error(?:[ \t]*TS\d{3,5}|\[\w+\])?:[ \t]*)?"
+    r"(?P<message>[^\n]+)"
+)
+_MESSAGE_WORD = re.compile(r"[A-Za-z]{2,}")
+
+
+#: Names in a compiler's message: quoted (`'landmarks'`, `` `x` ``) or shaped like code
+#: (`NewController`, `fmt.Errorf`, `max_len`).
+_CODE_NAME = re.compile(
+    r"'([^'\s]{3,60})'|`([^`\s]{3,60})`|\"([^\"\s]{3,60})\"|\b([A-Za-z_]\w*[A-Z_.]\w*)\b"
+)
+_BUILTIN_NAMES = frozenset(
+    {"null", "undefined", "string", "number", "boolean", "object", "any", "void", "never",
+     "true", "false", "None", "nil", "self", "this", "unknown", "int", "str", "error"}
+)  # fmt: skip
+
+
+def located_compiler_error(gist: str) -> bool:
+    """Whether an error line is a compiler's or type checker's error at a file, line and
+    column with a message of three words or more (see the module's rule 6)."""
+    m = _LOCATED_ERROR.match(gist)
+    return m is not None and len(_MESSAGE_WORD.findall(m.group("message"))) >= 3
+
+
+def broken_before(gist: str, wrote: Sequence[str]) -> bool:
+    """Whether a located compiler error is the project's own state, not the session's work
+    (see the module's rule 6): no name its message quotes or spells like code is in what the
+    session had written before (`wrote`: the new text of its edits and writes) — changing a
+    signature breaks the callers in files it never touched."""
+    m = _LOCATED_ERROR.match(gist)
+    if m is None or len(_MESSAGE_WORD.findall(m.group("message"))) < 3:
+        return False
+    names = {
+        next(g for g in found.groups() if g) for found in _CODE_NAME.finditer(m.group("message"))
+    }
+    names -= _BUILTIN_NAMES
+    return not any(name in text for name in names for text in wrote)

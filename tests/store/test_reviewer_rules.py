@@ -7,6 +7,7 @@ from store.ingest.failure_bar import INSTALLED_AT_ONCE
 from store.ingest.reviewer_rules import (
     PERMISSION_HICCUP,
     REPLACED_BY_ROOT_CAUSE,
+    broken_before,
     command_steps,
     installs_missing,
     line_the_cause_names,
@@ -254,3 +255,48 @@ def test_a_permission_refusal_with_an_edit_in_between_is_not_a_hiccup() -> None:
           old_string="", new_string="prefix=${HOME}/.npm-global")  # fmt: skip
     t.run("Bash", "added 1 package", command="npm install -g pnpm --prefix ~/.local")
     assert all(n.suppressed != PERMISSION_HICCUP for n in t.extract().nodes)
+
+
+# --------------------------------------------------------------------------- 6. broken before
+
+GO_VET = (
+    "Exit code 1\n# example.com/app/pkg/store\n"
+    "pkg/store/configmap.go:79:43: non-constant format string in call to fmt.Errorf\n"
+    "FAIL\texample.com/app/pkg/store [build failed]"
+)
+
+
+def test_a_located_compiler_error_in_code_the_session_never_wrote_is_kept() -> None:
+    t = Transcript()
+    t.run("Bash", GO_VET, error=True, command="go test ./pkg/store/...")
+    dead = only(t.extract(), "DEAD_END")
+    assert not dead.suppressed
+    assert "configmap.go:79:43: non-constant format string" in dead.summary
+
+
+def test_a_located_compiler_error_naming_what_the_session_wrote_stays_out() -> None:
+    t = Transcript()
+    t.run("Edit", "The file /w/pkg/store/store.go has been updated.",
+          file_path="/w/pkg/store/store.go", old_string="return err",
+          new_string='return fmt.Errorf("open: " + err.Error())')  # fmt: skip
+    t.run("Bash", GO_VET, error=True, command="go test ./pkg/store/...")
+    assert only(t.extract(), "DEAD_END").suppressed
+
+
+def test_a_compiler_error_in_a_file_the_session_wrote_on_windows_is_its_work() -> None:
+    t = Transcript()
+    t.run("Edit", "The file has been updated.",
+          file_path="c:\\w\\src\\app\\page.tsx", old_string="const a = 1",
+          new_string="const landmarks = detect(frame)")  # fmt: skip
+    t.run("Bash", "src/app/page.tsx(309,33): error TS18047: 'landmarks' is possibly 'null'.",
+          error=True, command="npx tsc --noEmit")  # fmt: skip
+    assert only(t.extract(), "DEAD_END").suppressed == (
+        "an error in code the session itself had written or edited (work in progress)"
+    )
+
+
+def test_a_warning_or_a_lint_code_is_no_located_compiler_error() -> None:
+    assert broken_before("pkg/a.go:3:5: undefined: storeConfig in call here", [])
+    assert not broken_before("main.c:3:5: warning: unused variable x here", [])
+    assert not broken_before("src/a.py:3:1: F401 os imported but unused", [])
+    assert not broken_before("x.go:1:2: oops", [])
