@@ -309,7 +309,8 @@ def permission_hiccup(episode: Episode) -> str:
 #: note, and not a linter's rule code like `F401`), with the message after it.
 _LOCATED_ERROR = re.compile(
     r"^[ \t]*(?:\.{1,2}/)?[\w@+-][\w./@+-]*\.[A-Za-z]{1,6}(?::\d+:\d+:|\(\d+,\d+\):)"
-    r"(?![ \t]*(?:warning|note|info|hint)\b|[ \t]*[A-Z]{1,4}\d{2,5}\b)[ \t]*(?:(?:fatal )?error(?:[ \t]*TS\d{3,5}|\[\w+\])?:[ \t]*)?"
+    r"(?![ \t]*(?:warning|note|info|hint)\b|[ \t]*[A-Z]{1,4}\d{2,5}\b)[ \t]*"
+    r"(?:(?:fatal )?error(?:[ \t]*TS\d{3,5}|\[\w+\])?:[ \t]*)?"
     r"(?P<message>[^\n]+)"
 )
 _MESSAGE_WORD = re.compile(r"[A-Za-z]{2,}")
