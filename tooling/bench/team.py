@@ -149,6 +149,7 @@ def _big_hub(hub: Any, name: str, per: int) -> dict[str, Any]:
     try:
         done: dict[str, Any] = json.loads(marker.read_text(encoding="utf-8"))
         if done.get("version") == BUILD_VERSION:
+            _database(hub, name, fresh=False)  # the hub's newer migrations, if any
             return done
     except (OSError, ValueError):
         pass
