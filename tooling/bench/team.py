@@ -13,10 +13,14 @@ memory is their own.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import resource
 import shutil
+import stat
 import statistics
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -44,9 +48,14 @@ def run(work: Path, quick: bool) -> dict[str, Any]:
     """Every team measurement (parent side)."""
     from store.team import server
 
+    from store.team.errors import TeamError
+
     size = sizes(quick)
-    folder = work / "team-hub"
-    hub = server.start(folder)
+    try:
+        folder = hub_folder(work)
+        hub = server.start(folder)
+    except TeamError as exc:
+        return {"skipped": f"no embedded hub: {exc}"}
     try:
         _members(hub)
         big = f"bench_{size['items_per_library']}"
@@ -81,6 +90,31 @@ def run(work: Path, quick: bool) -> dict[str, Any]:
         "status_ms": status.get("median_ms"),
         "errors": [r["error"] for r in (pushed, pulled, review, status) if "error" in r],
     }
+
+
+def hub_folder(work: Path) -> Path:
+    """Where the bench's hub lives: `team-hub` in the bench folder, unless the server's user
+    cannot enter that folder (this process is root, so the server runs as `nobody`, and the
+    bench folder sits in root's private home): then in the system's folder for temporary files
+    kept across reboots (the big hub takes minutes to build), named after the bench folder, and
+    made here (a folder of that name someone else made, or a link, is refused)."""
+    from store.team import server
+    from store.team.errors import TeamError
+
+    folder = work / "team-hub"
+    if server.server_can_enter(work):
+        return folder
+    base = Path("/var/tmp") if Path("/var/tmp").is_dir() else Path(tempfile.gettempdir())
+    key = hashlib.sha256(str(work.resolve()).encode("utf-8")).hexdigest()[:10]
+    folder = base / f"librarian-bench-hub-{key}"
+    try:
+        folder.mkdir(mode=0o755)
+    except FileExistsError:
+        pass
+    mode = folder.lstat()
+    if not stat.S_ISDIR(mode.st_mode) or mode.st_uid != os.geteuid():
+        raise TeamError(f"{folder} exists and was not made by this user: remove it")
+    return folder
 
 
 def _members(hub: Any) -> None:
