@@ -17,12 +17,13 @@ from widgets.keys import bind
 from widgets.line_table import Column, LineTable, navigation_bindings
 from widgets.lineage_text import when
 
-#: Below this width the warning and lint counts are left out (the status keeps room).
+#: Below this width how a version came and its warning and lint counts are left out (the status
+#: keeps room).
 NARROW = 56
 COLUMNS: tuple[Column[LineageVersion], ...] = (
     Column("ver", 4, lambda r: f"v{r.version_no}"),
     Column("date", 16, lambda r: when(r.created_at)),
-    Column("how", 9, lambda r: r.event.removeprefix("skill.")),
+    Column("how", 9, lambda r: r.event.removeprefix("skill."), narrow=NARROW),
     Column("status", 0, lambda r: status_text(r)),
     Column("warn", 4, lambda r: str(r.warning_count) if r.warning_count else "-", narrow=NARROW),
     Column("lint", 4, lambda r: str(r.finding_count) if r.finding_count else "-", narrow=NARROW),

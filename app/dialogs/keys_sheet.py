@@ -17,6 +17,9 @@ from textual.widgets import Label, Static
 
 from widgets.keys import bind
 
+#: The sheet's last line.
+HINT = "greyed: waits for a selection · ctrl+p finds any action by name · esc or ? closes"
+
 
 @dataclass(frozen=True)
 class SheetLine:
@@ -61,7 +64,7 @@ class KeysSheet(ModalScreen[None]):
             yield Label(Text(self._title, style="bold"), id="keys-title")
             with VerticalScroll(id="keys-body"):
                 yield Static(self._table(), id="keys-table")
-            yield Label("greyed: waits for a selection · esc or ? closes", id="keys-hint")
+            yield Label(HINT, id="keys-hint")
 
     def _table(self) -> Table:
         table = Table.grid(padding=(0, 2))

@@ -10,10 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from textual import events
 from textual.binding import Binding
 from textual.dom import DOMNode
 from textual.screen import Screen
 from textual.widget import Widget
+from textual.widgets import Footer
 from textual.worker import Worker, WorkerState
 
 from app.live import LibraryChanged
@@ -35,6 +37,9 @@ VIEWS: tuple[tuple[str, str, str], ...] = (
     ("8", "runbook", "Runbook"),
     ("9", "team", "Team"),
 )
+
+#: Narrower than this, footers leave the command palette's key out.
+NARROW_FOOTER = 100
 
 #: A command palette entry: (title, action, help). The action is run with `App.run_action`
 #: on the screen that offered it (prefix `app.` for the app's own actions). Titles are shown
@@ -59,6 +64,12 @@ class LibrarianScreen(Screen[None]):
     `show_skill`."""
 
     loaded: bool = False
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Below `NARROW_FOOTER` columns the footer leaves out the palette's key (the `?`
+        sheet names it), so the screen's own keys, `?` last, fit in 80 columns."""
+        for footer in self.query(Footer):
+            footer.show_command_palette = event.size.width >= NARROW_FOOTER
 
     def palette_commands(self) -> list[PaletteCommand]:
         """This screen's entries in the command palette, for its current state."""

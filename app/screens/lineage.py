@@ -94,6 +94,13 @@ class LineageScreen(LibrarianScreen):
     | g, h, R, i | the skill in the dependency graph, health, runbook, the Skills screen |
     """
 
+    #: From 100 columns the versions take three fifths of the upper half (up to their max
+    #: width), so the status column shows a version's whole story; below, they share it evenly.
+    HORIZONTAL_BREAKPOINTS = [
+        (0, "-narrow"),
+        (100, "-wide"),
+    ]
+
     BINDINGS: ClassVar[list[BindingType]] = [
         bind(
             "filter",

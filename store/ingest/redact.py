@@ -13,7 +13,8 @@ What is caught, each secret replaced by a marker:
    `X-Api-Key`-style and `PRIVATE-TOKEN` headers, a URL's user info, `--password` style
    flags.
 4. Command lines: `curl -u user:pw`, `mysql -pPW`, `docker login -p PW` (podman, helm, …),
-   `sshpass -p PW`, `redis-cli -a PW`, `echo PW | docker login --password-stdin`, `.netrc`
+   `sshpass -p PW`, `redis-cli -a PW`, `echo PW | docker login --password-stdin`,
+   `echo PW | sudo -S …` and `sudo -S … <<< PW`, `.netrc`
    lines.
 5. A secret-sounding name and its value (`secret_names.named_spans`): `.env` / config lines
    (`DB_PASSWORD=x`), quoted JSON / YAML fields (`"password": "x"`), URL query and
@@ -102,11 +103,27 @@ _STDIN_PASSWORD = re.compile(
     r"(?:echo|printf)[ \t]+(?:-n[ \t]+)?[\"']?(?P<v>[^\s\"'`|]{4,256})[\"']?[ \t]*\|"
     r"[^\n;&]{0,200}--password-stdin"
 )
+# `echo PW | sudo -S cmd` (`-kS`, `--stdin`, `sudo -S cmd <<< PW`): sudo reads its password
+# from standard input, so the echoed or here-string value is the password. Quotes may come
+# escaped (`echo \\"PW\\"`: a command inside a tool call's JSON).
+_SUDO_STDIN = re.compile(
+    r"(?:echo|printf)[ \t]+(?:-n[ \t]+)?(?:\\?[\"'])?(?P<v>[^\s\"'`|\\]{4,256})(?:\\?[\"'])?"
+    r"[ \t]*\|[ \t]*sudo[ \t]+(?:-[A-Za-z]*S[A-Za-z]*|--stdin)\b"
+)
+_SUDO_HERE = re.compile(
+    r"sudo[ \t]+(?:-[A-Za-z]*S[A-Za-z]*|--stdin)\b[^\n;&|<]{0,200}<<<[ \t]*(?:\\?[\"'])?"
+    r"(?P<v>[^\s\"'`\\]{4,256})"
+)
 _NETRC = re.compile(r"machine[ \t]+\S+[ \t]+login[ \t]+\S+[ \t]+password[ \t]+(?P<v>\S+)")
 
 
 def _starts_word(m: re.Match[str], text: str) -> bool:
-    return m.start() == 0 or not (text[m.start() - 1].isalnum() or text[m.start() - 1] == "_")
+    """The match starts a word: at the start, after a non-word character, or after an escaped
+    newline or tab (`\\n`, `\\t`: a multi-line command inside a tool call's JSON)."""
+    start = m.start()
+    if start == 0 or not (text[start - 1].isalnum() or text[start - 1] == "_"):
+        return True
+    return start >= 2 and text[start - 2] == "\\" and text[start - 1] in "nt"
 
 
 def _tokenish(m: re.Match[str], text: str) -> bool:
@@ -145,6 +162,8 @@ _RULES = (
     _Rule(_REDIS_CLI, (), _starts_word),
     _Rule(_NETRC, (), _starts_word),
     _Rule(_STDIN_PASSWORD, ("password-stdin",), _starts_word, cased=True),
+    _Rule(_SUDO_STDIN, ("sudo",), _starts_word, cased=True),
+    _Rule(_SUDO_HERE, ("sudo",), _starts_word, cased=True),
 )
 
 # Every rule's required substring: the lint's triggers (key prefixes, "private key", "://",
@@ -154,6 +173,7 @@ _TRIGGERS = (
     "akia", "asia", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "sk-", "xox",
     "aiza", "k_live_", "private key", "eyj", "://", "secret", "pass", "token", "key", "auth",
     "bearer", "credential", "pw", "sig", "curl", "mysql", "mariadb", "login", "redis-cli",
+    "sudo",
 )  # fmt: skip
 
 

@@ -16,7 +16,8 @@ from textual.binding import Binding
 from textual.command import CommandList, CommandPalette
 from textual.dom import DOMNode
 from textual.pilot import Pilot
-from textual.widgets import Input, Select
+from textual.widgets import Footer, Input, Select
+from textual.widgets._footer import FooterKey
 
 import app.dialogs
 import app.screens
@@ -155,6 +156,23 @@ async def test_every_footer_shows_at_most_seven_keys(pilot: Pilot[int]) -> None:
         }
         assert "app.help" in shown, number
         assert len(shown) <= 7, (number, shown)
+
+
+async def test_every_footer_fits_80_columns_with_its_keys_key(demo_library: Library) -> None:
+    app = make_app(demo_library, watch=False, warm=False, show_timings=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        for number in "123456789":
+            await view(pilot, number)
+            footer = pilot.app.screen.query_one(Footer)
+            assert not footer.show_command_palette, number
+            keys = list(footer.query(FooterKey))
+            assert keys, number
+            assert keys[-1].key_display == "?", number
+            assert max(k.region.right for k in keys) <= 80, number
+        await pilot.resize_terminal(140, 40)
+        await settle(pilot)
+        assert pilot.app.screen.query_one(Footer).show_command_palette
 
 
 async def test_question_mark_opens_the_keys_sheet_by_purpose(pilot: Pilot[int]) -> None:

@@ -192,6 +192,14 @@ MISSED_BEFORE = [
     ("user admin, password Xy7pq2Lm9w", "Xy7pq2Lm9w"),
     ("pw: Hq7pq2Lm9x", "Hq7pq2Lm9x"),
     ("echo Wq7pq2Lm9zz | docker login --password-stdin -u bob ghcr.io", "Wq7pq2Lm9zz"),
+    # found on a held-out session: sudo's password piped in on standard input
+    ('echo "Hk4pq2Lm9zW" | sudo -S cp /tmp/app.conf /etc/nginx/', "Hk4pq2Lm9zW"),
+    ("printf 'Hk4pq2Lm9zW' | sudo -kS systemctl restart app", "Hk4pq2Lm9zW"),
+    ("echo Hk4pq2Lm9zW | sudo --stdin apt-get install -y jq", "Hk4pq2Lm9zW"),
+    ("sudo -S chown app /srv/data <<< 'Hk4pq2Lm9zW'", "Hk4pq2Lm9zW"),
+    ('[Bash] {"command":"echo \\"Hk4pq2Lm9zW\\" | sudo -S cp /tmp/a /etc/a"}', "Hk4pq2Lm9zW"),
+    ('{"command":"# copy\\necho \\"Hk4pq2Lm9zW\\" | sudo -S cp /tmp/a /etc/a"}', "Hk4pq2Lm9zW"),
+    ('{"command":"cd /srv\\nmysql -u root -pW9x!Lq2zTe shop"}', "W9x!Lq2zTe"),
 ]
 
 
@@ -255,6 +263,9 @@ NOT_SECRETS = [
     "password hashing with argon2id, password reset link, password v2 migration",
     "passwords for all users are rotated; password for the db: see vault",
     "echo $REGISTRY_TOKEN | docker login --password-stdin ghcr.io",
+    'echo "$SUDO_PASSWORD" | sudo -S cp a b',
+    "echo done | sudo tee /etc/motd",
+    "sudo -S is how sudo reads a password from standard input",
     # data
     "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk"
     "YPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
