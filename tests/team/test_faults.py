@@ -343,7 +343,8 @@ def test_a_hub_at_schema_1_is_upgraded_and_pulls_the_same(
         assert hub_api.init(admin).applied == ()
     with old.connect("bob") as conn:  # a library with no items, and with a cursor
         after = [hub_api.pull(conn, "b" * 32, 0, [], 10), hub_api.pull(conn, "b" * 32, 3, [], 10)]
-        assert after == before and len(before[0]) == 2 and len(before[1]) == 1
+        assert after == before
+        assert [len(page) for page in before] == [2, 1]
         # a librarian that knows only schema 1 still pulls from a hub at schema 2
         old_client = conn.execute(
             "SELECT id FROM librarian.pull(1, %s, 0, %s, 10)", ("b" * 32, [])
@@ -352,6 +353,7 @@ def test_a_hub_at_schema_1_is_upgraded_and_pulls_the_same(
     # a library with items of its own: every event on them (two stages, two approvals)
     assert pull(alice).events == 4
     assert (pull(bob).events, pull(bob).events) == (2, 0)
-    assert verify(alice).ok and verify(bob).ok
+    assert verify(alice).ok
+    assert verify(bob).ok
     with psycopg.connect(hub_server.url(database="postgres"), autocommit=True) as conn:
         conn.execute('DROP DATABASE "hub_schema_1" WITH (FORCE)')

@@ -13,6 +13,7 @@ memory is their own.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -47,7 +48,6 @@ def sizes(quick: bool) -> dict[str, int]:
 def run(work: Path, quick: bool) -> dict[str, Any]:
     """Every team measurement (parent side)."""
     from store.team import server
-
     from store.team.errors import TeamError
 
     size = sizes(quick)
@@ -107,10 +107,8 @@ def hub_folder(work: Path) -> Path:
     base = Path("/var/tmp") if Path("/var/tmp").is_dir() else Path(tempfile.gettempdir())
     key = hashlib.sha256(str(work.resolve()).encode("utf-8")).hexdigest()[:10]
     folder = base / f"librarian-bench-hub-{key}"
-    try:
+    with contextlib.suppress(FileExistsError):
         folder.mkdir(mode=0o755)
-    except FileExistsError:
-        pass
     mode = folder.lstat()
     if not stat.S_ISDIR(mode.st_mode) or mode.st_uid != os.geteuid():
         raise TeamError(f"{folder} exists and was not made by this user: remove it")
