@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from store.models.events import EventType
+from store.team.errors import TeamError
 from tooling.bench.common import own_peak_rss_mb, run_child
 
 _R = TypeVar("_R")
@@ -48,7 +49,6 @@ def sizes(quick: bool) -> dict[str, int]:
 def run(work: Path, quick: bool) -> dict[str, Any]:
     """Every team measurement (parent side)."""
     from store.team import server
-    from store.team.errors import TeamError
 
     size = sizes(quick)
     try:
@@ -99,7 +99,6 @@ def hub_folder(work: Path) -> Path:
     kept across reboots (the big hub takes minutes to build), named after the bench folder, and
     made here (a folder of that name someone else made, or a link, is refused)."""
     from store.team import server
-    from store.team.errors import TeamError
 
     folder = work / "team-hub"
     if server.server_can_enter(work):
