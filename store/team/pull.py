@@ -73,6 +73,11 @@ class _Texts:
         conn.executemany(
             "INSERT OR IGNORE INTO blobs(hash, text) VALUES (?,?)", self._bodies.items()
         )
+        # Only `forget` erases a blob (a `blob.erased` event): with none, there is nothing to find.
+        if not conn.execute(
+            "SELECT 1 FROM events WHERE type=? LIMIT 1", (EventType.BLOB_ERASED,)
+        ).fetchone():
+            return
         digests = list(self._bodies)
         for start in range(0, len(digests), _CHUNK):
             chunk = digests[start : start + _CHUNK]
