@@ -28,7 +28,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from store.ingest import bar, shapes, snippets, statements
+from store.ingest import bar, reviewer_rules, shapes, snippets, statements
 from store.ingest.actions import (
     _SPEAKER,
     _STATES,
@@ -110,7 +110,7 @@ def candidates(
         if set_up:  # a dependency installed at once: the failure is routine, its fix (the
             # install, with the error it answered) says all there is
             dead_ends = [replace(d, routine=d.routine or set_up) for d in dead_ends]
-        slip = _slip(episode)
+        slip = _slip(episode) or reviewer_rules.permission_hiccup(episode)
         if slip:  # neither the failure nor its fix is a lesson
             dead_ends = [replace(d, routine=d.routine or slip) for d in dead_ends]
             fix = replace(fix, routine=fix.routine or slip) if fix is not None else None
@@ -253,6 +253,12 @@ def dead_end(episode: Episode) -> Candidate | None:
         cause = ""  # the agent named another cause later: not its final belief
     if cause and bar.session_voice(cause):
         cause = ""  # "we are in the wrong folder": the session's voice, not a cause to keep
+    named = reviewer_rules.line_the_cause_names(first.result.text, span, cause) if cause else None
+    if named is not None:  # the line the agent's cause is about carries the failure
+        span, line = named, first.result.text[named[0] : named[1]]
+        gist = snippets.error_line(line, 150)
+        if bar.novelty(bar.content_words(cause), set(bar.content_words(gist))) < 0.5:
+            cause = ""  # it only repeats that line
     if cause:  # room for it: the error's gist is shortened
         gist = snippets.error_line(line, 110)
     why = f" — {cause}" if cause else ""
@@ -289,7 +295,7 @@ def _failed_step(command: str, line: str) -> str | None:
     one step (the call describes it), the step's text when another step than the first
     is the one the error names, None when several steps could have said it."""
     text = snippets.HEREDOC_BODY.sub("", command)
-    steps = [s for s in _STEP_SPLIT.split(text) if s.strip()]
+    steps = [s for s in reviewer_rules.command_steps(text) if s.strip()]
     working = [s for s in steps if _program_of(s) not in _GLUE_PROGRAMS]
     if len(working) <= 1:
         return ""

@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from store.ingest import shapes, snippets
+from store.ingest import reviewer_rules, shapes, snippets
 from store.ingest.actions import (
     _SHELLS,
     _SPEAKER,
@@ -129,6 +129,9 @@ def _unproven(
         return "a name the agent guessed that the project does not have (no cause stated)"
     if len(run.failures) >= 3 and episode.success is None and not shapes.refused(gist):
         return ""
+    wrote = [w.content for ws in written.values() for w in ws if _before(w, first)]
+    if reviewer_rules.broken_before(gist, wrote):
+        return ""  # the project was broken before the session touched the file
     return NO_CAUSE
 
 
@@ -445,8 +448,10 @@ def _installed_at_once(episode: Episode, found: Sequence[Action], cause: str = "
     if (
         following is None
         or following.failed
-        or not _installs(following)
-        or not _names_package(following.command, missing)
+        or not (
+            (_installs(following) and _names_package(following.command, missing))
+            or reviewer_rules.installs_missing(following.command, missing)
+        )
     ):
         return ""
     runs = [a for a in after if a.command and not _installs(a) and a.pos < success.pos]

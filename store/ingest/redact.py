@@ -17,7 +17,8 @@ What is caught, each secret replaced by a marker:
    `echo PW | sudo -S …` and `sudo -S … <<< PW`, `.netrc`
    lines.
 5. A secret-sounding name and its value (`secret_names.named_spans`): `.env` / config lines
-   (`DB_PASSWORD=x`), quoted JSON / YAML fields (`"password": "x"`), URL query and
+   (`DB_PASSWORD=x`), quoted JSON / YAML fields (`"password": "x"`, also with escaped quotes:
+   JSON inside a string), URL query and
    connection-string parameters (`?access_token=…`, `;AccountKey=…`); after a password name
    (`password is X`, `password: X`, `PGPASSWORD=X`) any value that is not a word, code or a
    reference; after a secret, token, credential or API/access/private key name
@@ -41,6 +42,7 @@ matched again, and text is redacted until it no longer changes: `redact` is idem
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
@@ -268,6 +270,67 @@ def _candidate_spans(text: str, low: str) -> Iterator[tuple[int, int]]:
                 if not is_reference(text[start:end]) and rule.accept(m, text):
                     yield start, end
     yield from named_spans(text, low)
+    for first, last in _escaped_windows(text, low):  # `{\\"token\\": \\"…\\"}`: JSON in a string
+        window = text[first:last]
+        view, lands, removed = _unescaped(window)
+        for start, end in named_spans(view, _lowered(view)):
+            yield (
+                first + _original(lands, removed, start),
+                first + _original(lands, removed, end - 1) + 1,
+            )
+
+
+#: Backslashes that escape a quote (`\\"`, `\\\\\\"`: JSON or shell text inside a string).
+_ESCAPES = re.compile(r"\\+(?=[\"'])")
+#: A secret-sounding name (`named_spans`' roots) right before an escaped field or assignment
+#: (`token\\": \\"`, `password=\\"`); how far before its root a name may start, and how far
+#: after the field its value may end.
+_ESCAPED_NAME = re.compile(
+    r"(?:pass|pw|secret|token|credential|key|auth|sig)[a-z0-9_-]{0,40}"
+    r"(?:\\+[\"'][ \t]*:|[ \t]*=[ \t]*\\+[\"'])"
+)
+_NAME_REACH = 80
+_VALUE_REACH = 600
+
+
+def _escaped_windows(text: str, low: str) -> list[tuple[int, int]]:
+    """The stretches of `text` around each escaped field or assignment that a secret-sounding
+    name comes right before (merged where they overlap); none in most text."""
+    if '\\"' not in text and "\\'" not in text:
+        return []
+    windows: list[tuple[int, int]] = []
+    for m in _ESCAPED_NAME.finditer(low):
+        first = max(0, m.start() - _NAME_REACH)
+        last = min(len(text), m.end() + _VALUE_REACH)
+        if windows and first <= windows[-1][1]:
+            windows[-1] = (windows[-1][0], max(last, windows[-1][1]))
+        else:
+            windows.append((first, last))
+    return windows
+
+
+def _unescaped(text: str) -> tuple[str, list[int], list[int]]:
+    """`text` without the backslashes that escape its quotes, so `\\"password\\": \\"x\\"`
+    reads as the JSON field it is, with what maps its offsets back: where each cut lands in
+    the view, and how many characters were removed up to it."""
+    parts: list[str] = []
+    lands: list[int] = []
+    removed: list[int] = []
+    pos = total = 0
+    for m in _ESCAPES.finditer(text):
+        parts.append(text[pos : m.start()])
+        total += m.end() - m.start()
+        lands.append(m.end() - total)
+        removed.append(total)
+        pos = m.end()
+    parts.append(text[pos:])
+    return "".join(parts), lands, removed
+
+
+def _original(lands: list[int], removed: list[int], offset: int) -> int:
+    """The offset in the original text of `offset` in its unescaped view."""
+    at = bisect.bisect_right(lands, offset) - 1
+    return offset + (removed[at] if at >= 0 else 0)
 
 
 # -- merging -------------------------------------------------------------------------------------

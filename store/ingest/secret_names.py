@@ -58,7 +58,7 @@ def is_reference(value: str) -> bool:
 
 # -- names -----------------------------------------------------------------------------------------
 
-_PASSWORD_NAME = re.compile(r"(?:password|passwd|passphrase|pwd|pw|(?:^|[_-])pass)$")
+_PASSWORD_NAME = re.compile(r"(?:passwords?|passwd|passphrase|pwd|pw|(?:^|[_-])pass)$")
 _SECRET_ENDING = re.compile(r"(?:secret|token|credentials?)$")
 _KEY_QUALIFIER = re.compile(
     r"(?:api|access|private|secret|auth|signing|encryption|master|license|account|subscription"
@@ -83,7 +83,11 @@ _QUERY_NAME = re.compile(
 
 # A quoted value is everything between its quotes; a bare one ends at a space.
 _QUOTED = r"(?<=\")[^\"\n]{1,512}(?=\")|(?<=')[^'\n]{1,512}(?=')"
-_ENV_ASSIGN = re.compile(rf"(?P<gap>[ \t]*)=[ \t]*(?P<q>[\"']?)(?P<v>{_QUOTED}|[^\s\"']{{1,512}})")
+# A bare value also ends at an escaped newline or tab (`\\n`: a file written by a command).
+_BARE = r"(?:[^\s\"'`\\]|\\(?![nrt]))"
+_ENV_ASSIGN = re.compile(
+    rf"(?P<gap>[ \t]*)=[ \t]*(?P<q>[\"']?)(?P<v>{_QUOTED}|(?:[^\s\"'\\]|\\(?![nrt])){{1,512}})"
+)
 _ENV_LEAD = re.compile(r"[ \t]*(?:export[ \t]+)?(?:[a-z0-9_-]+\.)*")  # `export `, `spring.db.`
 _FIELD_VALUE = re.compile(rf"[\"']?[ \t]*:[ \t]*[\"'](?P<v>{_QUOTED})")
 _QUERY_VALUE = re.compile(r"=(?P<v>[^&#;\s\"'<>]{1,512})")
@@ -95,7 +99,7 @@ _FILLER_WORD = re.compile(r"[a-z]{1,12}[ \t]+")
 _WORD = re.compile(r"[ \t]+[a-z]{1,12}")
 _OPEN = re.compile(r"[\"'`]?")
 _RANDOM_VALUE = re.compile(r"[A-Za-z0-9+/=_.~-]{16,1024}")
-_PASSWORD_VALUE = re.compile(r"[^\s\"'`]{1,128}")
+_PASSWORD_VALUE = re.compile(rf"{_BARE}{{1,128}}")
 _QUOTED_VALUE = {q: re.compile(rf"[^{q}\n]{{1,128}}(?={q})") for q in "\"'`"}
 
 # Cheap first passes, one per name root (a literal first, so the engine skips ahead): the rest
@@ -108,6 +112,7 @@ _THEN_PASSWORD = (
     r"[\"'`\]]*[ \t]*(?::=|=>|->|→|[:=]|(?:is|was|are|were|of|to|as|equals)[ \t])"
     r"|(?:[ \t]+[a-z]{1,12}){1,4}[ \t]*(?::|(?:is|was)[ \t])"  # "for the admin user is"
     r"|[ \t]+[^\s\"'`]*[0-9]"  # "user admin, password Xy7pq2Lm9"
+    r"|[ \t]+[\"'`][^\s\"'`]*[0-9]"  # SQL's "WITH PASSWORD 'Xy7pq2Lm9'", "password `Xy7…`"
 )  # fmt: skip
 _THEN_RANDOM = (
     rf"{_GAP}(?:[a-z]{{1,12}}[ \t]+{_GAP}){{0,4}}[\"'`]?[a-z0-9+/=_.~-]{{16}}"
@@ -143,6 +148,8 @@ def named_spans(text: str, low: str) -> Iterator[tuple[int, int]]:
             start = hit.start()
             while start > 0 and hit.start() - start < _MAX_NAME and low[start - 1] in _NAME_CHARS:
                 start -= 1
+            if start and low[start - 1] == "\\" and low[start] in "nrt":
+                start += 1  # `\\nDB_PASSWORD=`: the name starts after an escaped newline
             rest = _NAME_REST.match(low, hit.start() + len(root))
             end = rest.end() if rest else hit.start() + len(root)
             if end in seen:  # `secret_access_key`: one name, two roots
@@ -182,7 +189,10 @@ def _unless_reference(text: str, span: tuple[int, int]) -> tuple[int, int] | Non
 
 
 def _at_line_start(low: str, start: int) -> bool:
-    line_start = low.rfind("\n", 0, start) + 1
+    """Only `export ` or a dotted prefix before `start` on its line; a line may also start
+    after an escaped newline (`\\n`: a file or command inside a tool call's JSON)."""
+    escaped = low.rfind("\\n", 0, start)
+    line_start = max(low.rfind("\n", 0, start) + 1, escaped + 2 if escaped >= 0 else 0)
     return _ENV_LEAD.fullmatch(low, line_start, start) is not None
 
 

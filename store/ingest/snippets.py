@@ -480,4 +480,6 @@ def _quoted(line: str) -> str:
 
 
 def file_name(path: str) -> str:
+    if "\\" in path:  # a Windows path (`c:\\app\\src\\page.tsx`) names the same file
+        path = path.replace("\\", "/")
     return path.rstrip("/").rsplit("/", 1)[-1]

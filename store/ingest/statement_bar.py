@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from store.ingest import bar, shapes, snippets, statements
+from store.ingest import bar, reviewer_rules, shapes, snippets, statements
 from store.ingest.candidates import Candidate
 from store.ingest.context import _Context, _Evidence, _head
 
@@ -50,6 +50,10 @@ def _revise(judged: dict[int, Candidate], context: _Context) -> dict[int, Candid
             judged[key] = replace(c, suppressed=_TAKEN_BACK_REASON)
         elif c.type == "DISCOVERY" and c.strategy != "episode" and _blames(c):
             why = _superseded(c, context) or _unverified(c, context)
+            why = why or reviewer_rules.later_root_cause(c, context, _named_things(c.summary))
+            judged[key] = replace(c, suppressed=why) if why else c
+        elif c.type == "DISCOVERY" and c.strategy != "episode":
+            why = reviewer_rules.later_root_cause(c, context, _named_things(c.summary))
             judged[key] = replace(c, suppressed=why) if why else c
     return judged
 

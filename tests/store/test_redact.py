@@ -200,6 +200,17 @@ MISSED_BEFORE = [
     ('[Bash] {"command":"echo \\"Hk4pq2Lm9zW\\" | sudo -S cp /tmp/a /etc/a"}', "Hk4pq2Lm9zW"),
     ('{"command":"# copy\\necho \\"Hk4pq2Lm9zW\\" | sudo -S cp /tmp/a /etc/a"}', "Hk4pq2Lm9zW"),
     ('{"command":"cd /srv\\nmysql -u root -pW9x!Lq2zTe shop"}', "W9x!Lq2zTe"),
+    # found on held-out sessions: JSON written inside a JSON string (a config in a command)
+    (
+        'cat > .mcp.json <<EOF\\n{\\"env\\": {\\"EXT_TOKEN\\": \\"Hk4pq2Lm9zWx-_Rt5uV7\\"}}',
+        "Hk4pq2Lm9zWx-_Rt5uV7",
+    ),
+    ('{\\"db_password\\": \\"Cortex2024xyz!\\"}', "Cortex2024xyz!"),
+    ("-- Passwords: Hk4pq2Lm9zW24! (all seed users)", "Hk4pq2Lm9zW24!"),
+    ("ALTER USER app WITH PASSWORD 'Hk4pq2Lm9zW24!';", "Hk4pq2Lm9zW24!"),
+    ("fallbacks hardcoded: user `app`, password `Hk4pq2Lm9zW24!`", "Hk4pq2Lm9zW24!"),
+    ("psql -c \"CREATE USER app WITH PASSWORD 'Hk4pq2Lm9zW24!'\"", "Hk4pq2Lm9zW24!"),
+    ('\\\\\\"api_token\\\\\\": \\\\\\"Hk4pq2Lm9zWx-_Rt5uV7\\\\\\"', "Hk4pq2Lm9zWx-_Rt5uV7"),
 ]
 
 
@@ -209,6 +220,12 @@ def test_formats_the_old_rules_missed_are_redacted(text: str, secret: str) -> No
     assert secret[4:] not in out, out
     assert "[REDACTED" in out
     assert redact(out) == out
+
+
+def test_a_value_ends_at_an_escaped_newline() -> None:
+    text = "cat > .env << EOF\\nDB_USER=app\\nDB_PASSWORD=Hk4pq2Lm9zW24!\\nEOF"
+    assert redact(text) == "cat > .env << EOF\\nDB_USER=app\\nDB_PASSWORD=[REDACTED]\\nEOF"
+    assert redact("password: Hk4pq2Lm9zW24\\nnext") == "password: [REDACTED]\\nnext"
 
 
 def test_a_marker_shows_a_kind_prefix_never_random_characters() -> None:
@@ -264,6 +281,10 @@ NOT_SECRETS = [
     "passwords for all users are rotated; password for the db: see vault",
     "echo $REGISTRY_TOKEN | docker login --password-stdin ghcr.io",
     'echo "$SUDO_PASSWORD" | sudo -S cp a b',
+    '{\\"password\\": \\"$DB_PASSWORD\\", \\"token_url\\": \\"https://auth.example.org\\"}',
+    'print(\\"the token is refreshed\\")',
+    "ALTER USER app WITH PASSWORD 'changeme';",
+    "the passwords you choose must be 12 characters",
     "echo done | sudo tee /etc/motd",
     "sudo -S is how sudo reads a password from standard input",
     # data
