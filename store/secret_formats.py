@@ -93,6 +93,7 @@ FORMATS: tuple[Format, ...] = (
     *_each("DigitalOcean token", "dop_v1_ doo_v1_ dor_v1_", "[a-f0-9]{64}"),
     *_each("Shopify token", "shpat_ shpca_ shppa_ shpss_", "[a-fA-F0-9]{32}"),
     _f("Linear API key", "lin_api_", _B62 + "{40}"),
+    _f("Render API key", "rnd_", _B62 + "{24,64}"),
     *_each("Doppler token", "dp.pt. dp.st. dp.ct. dp.sa. dp.scim. dp.audit.", _B62 + "{40,44}"),
     _f("Databricks token", "dapi", "[a-f0-9]{32}(?:-[0-9])?"),
     _f("Mailgun key", "key-", "[a-f0-9]{32}"),

@@ -280,7 +280,7 @@ def _environment(output: str, target: str) -> bool:
     view = snippets.quiet(output[:4000])
     if re.search(r"command not found|not recognized as an internal", view, re.IGNORECASE):
         return True
-    called = target.split()[0] if target else ""
+    called = next(iter(target.split()), "")
     speaker = _SPEAKER.match(view)
     if speaker is None:
         return False

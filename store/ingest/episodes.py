@@ -320,7 +320,7 @@ def _glue(line: str, failure: Action) -> str:
     runs besides its target (`sleep: invalid time interval` after `npx wrangler … & sleep 5
     && echo …`); an alias answering for the target (`tree` run, `lsd` speaks) is the machine."""
     speaker = _SPEAKER.match(line)
-    called = failure.target.split()[0] if failure.target else ""
+    called = next(iter(failure.target.split()), "")
     name = speaker.group(1) if speaker else ""
     if (
         name in ROUTINE_PROGRAMS

@@ -195,7 +195,7 @@ def _alias(output: str, target: str, command: str = "") -> bool:
     """The error comes from another program than the one called, and one the command line
     never names (`tree` answered by `lsd`): a fact about the machine."""
     view = snippets.quiet(output[:4000])
-    called = target.split()[0] if target else ""
+    called = next(iter(target.split()), "")
     speaker = _SPEAKER.match(view)
     if speaker is None or speaker.group(1) in _SHELLS or speaker.group(1) == called:
         return False

@@ -59,7 +59,7 @@ def is_reference(value: str) -> bool:
 # -- names -----------------------------------------------------------------------------------------
 
 _PASSWORD_NAME = re.compile(r"(?:passwords?|passwd|passphrase|pwd|pw|(?:^|[_-])pass)$")
-_SECRET_ENDING = re.compile(r"(?:secret|token|credentials?)$")
+_SECRET_ENDING = re.compile(r"(?:secret|token|credentials?|licen[cs]e)$")
 _KEY_QUALIFIER = re.compile(
     r"(?:api|access|private|secret|auth|signing|encryption|master|license|account|subscription"
     r"|service|client|app|deploy|admin|storage|sas|shared_?access|ssh)[ _-]?key$"
@@ -83,12 +83,18 @@ _QUERY_NAME = re.compile(
 
 # A quoted value is everything between its quotes; a bare one ends at a space.
 _QUOTED = r"(?<=\")[^\"\n]{1,512}(?=\")|(?<=')[^'\n]{1,512}(?=')"
-# A bare value also ends at an escaped newline or tab (`\\n`: a file written by a command).
-_BARE = r"(?:[^\s\"'`\\]|\\(?![nrt]))"
+# A bare value also ends at an escaped newline or tab (`\\n`: a file written by a command) and
+# at an escaped quote (`=\\"…\\"`: JSON inside a string, which `redact` reads unescaped).
+_BARE = r"(?:[^\s\"'`\\]|\\(?![nrt\"']))"
 _ENV_ASSIGN = re.compile(
-    rf"(?P<gap>[ \t]*)=[ \t]*(?P<q>[\"']?)(?P<v>{_QUOTED}|(?:[^\s\"'\\]|\\(?![nrt])){{1,512}})"
+    rf"(?P<gap>[ \t]*)=[ \t]*(?P<q>[\"']?)(?P<v>{_QUOTED}|(?:[^\s\"'\\]|\\(?![nrt\"'])){{1,512}})"
 )
-_ENV_LEAD = re.compile(r"[ \t]*(?:export[ \t]+)?(?:[a-z0-9_-]+\.)*")  # `export `, `spring.db.`
+# What may come before a name at the start of its line: a file's line number as Claude Code's
+# Read shows it (`    9→`, `9\t`, escaped `9\\t`), a comment mark (a commented-out line is
+# still a secret), `export `, a dotted prefix (`spring.db.`).
+_ENV_LEAD = re.compile(
+    r"[ \t]*(?:[0-9]{1,7}(?:→|\t|\\t)[ \t]*)?(?:#[ \t]*)?(?:export[ \t]+)?(?:[a-z0-9_-]+\.)*"
+)
 _FIELD_VALUE = re.compile(rf"[\"']?[ \t]*:[ \t]*[\"'](?P<v>{_QUOTED})")
 _QUERY_VALUE = re.compile(r"=(?P<v>[^&#;\s\"'<>]{1,512})")
 # A closing quote, a connector, spaces; then maybe a few short words ("for staging is").
@@ -126,6 +132,7 @@ _FIRST_PASS = {
         ("secret", _THEN_RANDOM),
         ("token", _THEN_RANDOM),
         ("credential", _THEN_RANDOM),
+        ("licen", _THEN_RANDOM),
         ("key", _THEN_RANDOM),
         ("auth", _ASSIGNED),
         ("sig", _ASSIGNED),
@@ -191,6 +198,8 @@ def _unless_reference(text: str, span: tuple[int, int]) -> tuple[int, int] | Non
 def _at_line_start(low: str, start: int) -> bool:
     """Only `export ` or a dotted prefix before `start` on its line; a line may also start
     after an escaped newline (`\\n`: a file or command inside a tool call's JSON)."""
+    if start and low[start - 1] == "`":  # inline code: `DB_PASSWORD=x`
+        return True
     escaped = low.rfind("\\n", 0, start)
     line_start = max(low.rfind("\n", 0, start) + 1, escaped + 2 if escaped >= 0 else 0)
     return _ENV_LEAD.fullmatch(low, line_start, start) is not None
@@ -250,14 +259,27 @@ def _password_after(text: str, low: str, end: int, *, only_symbols: bool) -> tup
     if quote:
         value = _QUOTED_VALUE[quote].match(text, pos + 1, stop)
         pos += 1
+        if value is None or not password_like(value.group(0)):
+            # a quote never closed (a command cut short), or closed only much later: the
+            # value runs to a space
+            value, quote = _PASSWORD_VALUE.match(text, pos, stop), ""
     else:
         value = _PASSWORD_VALUE.match(text, pos, stop)
     if value is None:
         return None
-    found = value.group(0) if quote else value.group(0).rstrip(".,;:!?)]}")
+    found = value.group(0) if quote else _uncut(value.group(0).rstrip(".,;:!?)]}"))
     if bare and not (len(found) >= 6 and has_digit_and_letter(found)):
         return None  # with no connector, only a value no word could be
     return (pos, pos + len(found)) if password_like(found) else None
+
+
+def _uncut(value: str) -> str:
+    """A value a tool cut short (`…`, `...` at its end) is the secret's start: at least eight
+    characters of it are kept to be masked; a shorter one stays a placeholder (`sk-…`)."""
+    for mark in ("…", "..."):
+        if value.endswith(mark) and len(value) - len(mark) >= 8:
+            return value[: -len(mark)].rstrip(".,;:!?)]}")
+    return value
 
 
 def _connector_after_words(low: str, end: int, stop: int) -> tuple[re.Match[str] | None, bool]:
@@ -359,4 +381,10 @@ def random_looking(value: str, *, tight: bool) -> bool:
     if not has_digit_and_letter(core) and (core.lower() == core or core.upper() == core):
         return False
     pieces = _PIECE.findall(core)
-    return len(pieces) >= 4 and sum(map(len, pieces)) <= _MAX_MEAN_PIECE * len(pieces)
+    if len(pieces) < 4:
+        return False
+    # Short pieces, or a long run of letters no language spells (`Hajlyqmndgz`: one vowel in
+    # eleven), which random base62 makes often enough.
+    return sum(map(len, pieces)) <= _MAX_MEAN_PIECE * len(pieces) or any(
+        len(p) >= 8 and sum(c in "aeiouAEIOU" for c in p) * 6 < len(p) for p in pieces
+    )

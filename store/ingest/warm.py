@@ -186,8 +186,10 @@ def _extract(session: ParsedSession) -> WarmResult:
     try:
         judged = _judge(context)
     except Exception as exc:
+        # Fail closed: what the bar could not judge is kept out of the queue, with why.
         problems.append(f"strategy bar failed: {type(exc).__name__}: {exc}")
-        judged = {id(c): c for c in context.found}
+        unjudged = f"not judged: the bar failed on this session ({type(exc).__name__})"
+        judged = {id(c): changed(c, suppressed=c.suppressed or unjudged) for c in context.found}
     kept, owner = _corroborate(list(judged.values()))
     kept = _deduplicated(kept)
     pairs = [

@@ -285,6 +285,7 @@ def _specs() -> list[_Spec]:
         _Spec("DigitalOcean token", _tok("dop_v1_", HEX, 64)),
         _Spec("Shopify token", _tok("shpat_", HEX, 32)),
         _Spec("Linear API key", _tok("lin_api_", B62, 40)),
+        _Spec("Render API key", _tok("rnd_", B62, 28)),
         _Spec("Doppler token", _tok("dp.pt.", B62, 43)),
         _Spec("Databricks token", _tok("dapi", HEX, 32)),
         _Spec("Mailgun key", _tok("key-", HEX, 32)),
