@@ -111,6 +111,7 @@ def candidates(
             # install, with the error it answered) says all there is
             dead_ends = [replace(d, routine=d.routine or set_up) for d in dead_ends]
         slip = _slip(episode) or reviewer_rules.permission_hiccup(episode)
+        slip = slip or reviewer_rules.service_down(episode)
         if slip:  # neither the failure nor its fix is a lesson
             dead_ends = [replace(d, routine=d.routine or slip) for d in dead_ends]
             fix = replace(fix, routine=fix.routine or slip) if fix is not None else None

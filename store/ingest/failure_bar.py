@@ -109,6 +109,8 @@ def _unproven(
     output = first.result.text
     span = snippets.error_gist(output)
     gist = output[span[0] : span[1]] if span else ""
+    if reviewer_rules.down(gist):
+        return reviewer_rules.SERVICE_DOWN
     missing = shapes.missing_package(gist)
     if missing and not _installed(missing, episode):
         return ""  # the environment lacks a dependency, whoever wrote the import

@@ -347,3 +347,108 @@ def broken_before(gist: str, wrote: Sequence[str]) -> bool:
     }
     names -= _BUILTIN_NAMES
     return not any(name in text for name in names for text in wrote)
+
+
+# --------------------------------------------------------------------------- 7. work summary
+
+#: A line of a list taken out of it: a code span or path, then a dash or a colon and what
+#: was done to it or what it does (`` `a.go`: added a guard ``, `` `x` - gets the value ``).
+_LIST_ITEM = re.compile(r"^\s*(?:[-*•]\s+)?`[^`\n]{1,160}`\s*(?::|\s[-–—])\s+\S")
+#: Work reported as done in the passive ("… has been resolved by: …").
+_DONE_BY = re.compile(
+    r"\b(?:has|have) been (?:resolved|fixed|addressed|updated|implemented|changed|added"
+    r"|removed|handled|applied)\b|\bresolved by:",
+    re.IGNORECASE,
+)
+_WORK_VERBS = (
+    r"built|ran|run|added|created|updated|confirmed|verified|tested|implemented|fixed|removed"
+    r"|changed|deployed|installed|refactored|moved|renamed|wrote|replaced|rebuilt|restarted"
+    r"|generated|started|checked|ensured|cleaned"
+)
+#: A sentence that opens with work done, no subject, and goes on to more of it ("Built the
+#: image, ran a container, confirmed …").
+_WORK_OPENING = re.compile(rf"^(?:{_WORK_VERBS})\b", re.IGNORECASE)
+_MORE_WORK = re.compile(rf"[,;]\s*(?:and\s+)?(?:{_WORK_VERBS})\b", re.IGNORECASE)
+#: "The `x` change broke `y`": a change named by what it touched, not by what it was.
+_UNSAID_CHANGE = re.compile(
+    r"^(?:the|this|that|my|our)\s+(?:`[^`\n]+`|\S+)\s+(?:change|edit|update|refactor|commit"
+    r"|rewrite|fix)\s+(?:broke|breaks|caused|causes|introduced|regressed)\b",
+    re.IGNORECASE,
+)
+
+WORK_SUMMARY = "a line of the agent's summary of its work, not a failure it fixed or a fact"
+UNSAID_CHANGE = "says a change broke something but not what the change was"
+
+
+def work_summary(summary: str) -> str:
+    """Why a statement is a line of the agent's account of its work ("" when it is not): a
+    list item (`` `file` - Added X ``, `` `x`: added a guard; fixed A → B ``), work reported
+    done in the passive ("has been resolved by: …"), a run of work done with no subject
+    ("Built …, ran …, confirmed …"), or a change named only by what it touched ("the `x`
+    change broke …"). See the module's rule 7."""
+    if _LIST_ITEM.match(summary) or _DONE_BY.search(summary):
+        return WORK_SUMMARY
+    if _WORK_OPENING.match(summary) and _MORE_WORK.search(summary):
+        return WORK_SUMMARY
+    return UNSAID_CHANGE if _UNSAID_CHANGE.match(summary) else ""
+
+
+# --------------------------------------------------------------------------- 8. corrections
+
+#: A demonstrative pointing at something the words do not name ("that proto", "this
+#: function"); not "that is", "this way", a conjunction's "that we".
+_POINTS_AT = re.compile(
+    r"\b(?:that|this|these|those)\s+(?!(?:is|was|are|were|will|would|should|could|can|does"
+    r"|did|has|had|way|one|time|case|said|if|when|we|you|i|it|they|he|she|the|a|an|to|in"
+    r"|on|of|for|and|or|but|not|all|much|many|there|here|point|means?|works?|part)\b)"
+    r"[a-z][a-z-]+\b(?![`'\"])",
+    re.IGNORECASE,
+)
+_ASKS = re.compile(r"\?(?:\s|$)")
+
+UNSETTLED_CORRECTION = (
+    "a correction that asks or points at something it does not name (not self-contained)"
+)
+
+
+def unsettled_correction(words: str) -> str:
+    """Why a user's correction is no lesson on its own ("" when it may be): it asks the agent
+    something ("wait what? What do you mean …?") or points at something it does not name
+    ("change the wording on that proto"). See the module's rule 8."""
+    if _ASKS.search(words) or _POINTS_AT.search(words):
+        return UNSETTLED_CORRECTION
+    return ""
+
+
+# --------------------------------------------------------------------------- 9. service down
+
+#: A service on this machine that is not running: a refused connection to a local address
+#: or port, or a daemon's socket that is not there.
+_SERVICE_DOWN = re.compile(
+    r"(?:connection refused|econnrefused|could not connect|can't connect|cannot connect"
+    r"|failed to connect|connect(?:ion)? failed)[^\n]{0,160}?(?:localhost|127\.0\.0\.1|\[?::1\]?"
+    r"|0\.0\.0\.0|port \d{2,5})"
+    r"|(?:localhost|127\.0\.0\.1|::1|0\.0\.0\.0)[^\n]{0,120}?(?:connection refused|econnrefused"
+    r"|failed: could not receive|is the server running)"
+    r"|is the (?:docker )?(?:server|daemon) running|cannot connect to the docker daemon",
+    re.IGNORECASE,
+)
+
+SERVICE_DOWN = (
+    "a local service (a database, a server, a daemon) was not running: routine environment"
+    " state, failure and start alike"
+)
+
+
+def service_down(episode: Episode) -> str:
+    """Why an episode is a local service that was not running ("" when it is not): its error
+    is a refused connection to this machine's address or port, or a daemon not there (see
+    the module's rule 9)."""
+    first = episode.failures[0]
+    span = snippets.error_gist(first.result.text)
+    return down(first.result.text[span[0] : span[1]]) if span else ""
+
+
+def down(gist: str) -> str:
+    """`SERVICE_DOWN` when an error line is a local service not running, else ""."""
+    return SERVICE_DOWN if _SERVICE_DOWN.search(gist) else ""
