@@ -400,7 +400,8 @@ def work_summary(summary: str) -> str:
 _POINTS_AT = re.compile(
     r"\b(?:that|this|these|those)\s+(?!(?:is|was|are|were|will|would|should|could|can|does"
     r"|did|has|had|way|one|time|case|said|if|when|we|you|i|it|they|he|she|the|a|an|to|in"
-    r"|on|of|for|and|or|but|not|all|much|many|there|here|point|means?|works?|part)\b)"
+    r"|on|of|for|and|or|but|not|all|much|many|there|here|point|means?|works?|part|repo"
+    r"|repository|project|codebase|team|company)\b)"
     r"[a-z][a-z-]+\b(?![`'\"])",
     re.IGNORECASE,
 )
