@@ -91,7 +91,12 @@ def candidates(
         runs = _runs(episode)
         made = [(run, dead_end(run)) for run in runs]
         dead_ends = [
-            replace(d, routine=d.routine or _hygiene(run, edited, episode))
+            replace(
+                d,
+                routine=d.routine
+                or _hygiene(run, edited, episode)
+                or reviewer_rules.own_bad_import(run, found),
+            )
             for run, d in made
             if d is not None
         ]

@@ -41,7 +41,7 @@ import re
 from collections.abc import Sequence
 
 from store.ingest import snippets, statements
-from store.ingest.actions import Episode
+from store.ingest.actions import EDIT_TOOLS, Action, Episode
 from store.ingest.candidates import Candidate
 from store.ingest.context import _Context
 from store.ingest.output import trimmed
@@ -453,3 +453,50 @@ def service_down(episode: Episode) -> str:
 def down(gist: str) -> str:
     """`SERVICE_DOWN` when an error line is a local service not running, else ""."""
     return SERVICE_DOWN if _SERVICE_DOWN.search(gist) else ""
+
+
+# --------------------------------------------------------------------------- 11. own import
+
+_NO_MODULE = re.compile(r"No module named '?([A-Za-z_][\w.]*)'?")
+
+OWN_BAD_IMPORT = (
+    "an import the session itself wrote of a module that is nowhere (a name it made up or a"
+    " submodule that does not exist): its own slip"
+)
+
+
+def own_bad_import(episode: Episode, found: Sequence[Action]) -> str:
+    """Why a missing module is the session's own slip ("" when it is not): an import the
+    session wrote before the failure names it as an alias (`import a as x`) or, for a
+    submodule, whole (`import x.y`, `from x.y import`) — a plain top-level name may be a
+    dependency the environment lacks — and nothing before shows it exists: no file or
+    folder of that name in what the session touched, no path of it in any tool output, no
+    command that worked naming it. A module that exists and was not found is about how the
+    code is run: a lesson (see the module's rule 11)."""
+    first = episode.failures[0]
+    span = snippets.error_gist(first.result.text)
+    m = _NO_MODULE.search(first.result.text[span[0] : span[1]]) if span else None
+    if m is None:
+        return ""
+    name = m.group(1).rstrip(".")
+    earlier = [a for a in found if a.stream == first.stream and a.pos < first.pos]
+    named = re.escape(name)
+    alias = rf"import\s+[\w.]+\s+as\s+{named}\b"
+    if "." in name:  # a submodule: imported whole or from
+        alias += rf"|import\s+{named}\b(?!\.)|from\s+{named}\s+import\b"
+    imports = re.compile(rf"(?m)^\s*(?:{alias})")
+    wrote = [
+        str(snippets.inputs(a.tool).get("new_string") or snippets.inputs(a.tool).get("content"))
+        for a in earlier
+        if a.tool.name in EDIT_TOOLS and not a.failed
+    ]
+    if not any(imports.search(text) for text in wrote):
+        return ""
+    path = re.compile(rf"(?<![\w.-]){re.escape(name.replace('.', '/'))}(?:/|\.py\b)")
+    word = re.compile(rf"(?<![\w.]){named}(?![\w])")
+    for a in earlier:
+        if path.search(a.target) or path.search(a.result.text[:20_000]):
+            return ""  # it is there: the failure is about how the code was run
+        if a.command and not a.failed and word.search(a.command):
+            return ""  # a command that worked named it
+    return OWN_BAD_IMPORT

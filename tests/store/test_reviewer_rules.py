@@ -8,6 +8,7 @@ import json
 from store.ingest.edit_gists import first_added, windows
 from store.ingest.failure_bar import INSTALLED_AT_ONCE
 from store.ingest.reviewer_rules import (
+    OWN_BAD_IMPORT,
     PERMISSION_HICCUP,
     REPLACED_BY_ROOT_CAUSE,
     SERVICE_DOWN,
@@ -429,3 +430,33 @@ def test_the_added_line_shown_is_the_one_that_does_something() -> None:
     gist = edit_gist(ToolUse("t1", "Edit", json.dumps(fields)))
     assert gist == "added `sys.path.insert(0, str(ROOT))`"
     assert first_added(["import sys", "import os"]) == "import sys"
+
+
+# --------------------------------------------------------------------------- 11. own import
+
+
+def _imports_then_runs(new_string: str, error: str, *, also_edit: str = "") -> Transcript:
+    t = Transcript()
+    t.run("Edit", "updated", file_path="/app/cli/main.py", old_string="import click",
+          new_string=new_string)  # fmt: skip
+    if also_edit:
+        t.run("Edit", "updated", file_path=also_edit, old_string="a = 1", new_string="a = 2")
+    t.run("Bash", f"Traceback (most recent call last):\n  File \"/app/cli/main.py\", line 3\n"
+          f"ModuleNotFoundError: No module named '{error}'", error=True,
+          command="python -m cli.main --help")  # fmt: skip
+    return t
+
+
+def test_an_import_of_a_name_the_session_made_up_is_its_own_slip() -> None:
+    alias = _imports_then_runs("import gliclass as glc\nfrom glc import Model", "glc")
+    assert only(alias.extract(), "DEAD_END").suppressed == OWN_BAD_IMPORT
+    sub = _imports_then_runs("import click\nimport transformers.pipeline", "transformers.pipeline")
+    assert only(sub.extract(), "DEAD_END").suppressed == OWN_BAD_IMPORT
+
+
+def test_a_module_that_exists_or_a_plain_dependency_is_not_the_sessions_slip() -> None:
+    there = _imports_then_runs("from shared.io import read", "shared.io",
+                               also_edit="/app/shared/io.py")  # fmt: skip
+    assert only(there.extract(), "DEAD_END").suppressed != OWN_BAD_IMPORT
+    plain = _imports_then_runs("import click\nimport pytest", "pytest")
+    assert only(plain.extract(), "DEAD_END").suppressed != OWN_BAD_IMPORT
