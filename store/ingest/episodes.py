@@ -123,7 +123,8 @@ def candidates(
         # The precision bar: what is left must have a shape reviewers approve.
         kept = [run for run, d in made if d is not None]
         if fix is not None:
-            fix = replace(fix, unproven=_unproven_fix(episode, kept, written) or fix.unproven)
+            why = _unproven_fix(episode, kept, written) or reviewer_rules.taken_back(episode, found)
+            fix = replace(fix, unproven=why or fix.unproven)
         dead_ends = [
             replace(d, unproven=d.unproven or _unproven(run, d, episode, written))
             for run, d in zip(kept, dead_ends, strict=True)
@@ -229,7 +230,10 @@ def _runs(episode: Episode) -> list[Episode]:
 
 def _gist_text(output: str) -> str:
     span = snippets.error_gist(output)
-    return re.sub(r"\d+", "#", output[span[0] : span[1]]) if span else ""
+    if span is None:
+        return ""
+    line = output[span[0] : span[1]]
+    return re.sub(r"\d+", "#", line) + "#".join(reviewer_rules.error_numbers(line))
 
 
 def dead_end(episode: Episode) -> Candidate | None:

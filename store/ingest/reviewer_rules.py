@@ -500,3 +500,57 @@ def own_bad_import(episode: Episode, found: Sequence[Action]) -> str:
         if a.command and not a.failed and word.search(a.command):
             return ""  # a command that worked named it
     return OWN_BAD_IMPORT
+
+
+# --------------------------------------------------------------------------- 12. taken back
+
+TAKEN_BACK = "a later edit took the credited change back out: it was not the fix"
+
+
+def _lines(text: str) -> set[str]:
+    return {x.strip() for x in text.splitlines() if len(x.strip()) >= 6}
+
+
+def taken_back(episode: Episode, found: Sequence[Action]) -> str:
+    """Why a solution credits the wrong change ("" when it does not): every line its edits
+    added was removed again by a later edit of the same file — the session's final belief is
+    that it was not the fix (see the module's rule 12)."""
+    success = episode.success
+    edits = [a for a in episode.changes if a.tool.name in EDIT_TOOLS and not a.failed]
+    if success is None or not edits:
+        return ""
+    added: set[str] = set()
+    for a in edits:
+        fields = snippets.inputs(a.tool)
+        added |= _lines(str(fields.get("new_string") or "")) - _lines(
+            str(fields.get("old_string") or "")
+        )
+    if not added:
+        return ""
+    files = {a.target for a in edits}
+    removed: set[str] = set()
+    for a in found:
+        if a.stream != success.stream or a.pos <= success.pos or a.target not in files:
+            continue
+        if a.tool.name in EDIT_TOOLS and not a.failed:
+            fields = snippets.inputs(a.tool)
+            removed |= _lines(str(fields.get("old_string") or "")) - _lines(
+                str(fields.get("new_string") or "")
+            )
+    return TAKEN_BACK if added <= removed else ""
+
+
+# --------------------------------------------------------------------------- 13. error codes
+
+#: A number that is the error itself: the code after "error", "errno" or "code".
+_ERROR_CODE = re.compile(r"(?i)\b(?:error|errno|code)\s*[:#]?\s*(\d+)\b")
+_WORD = re.compile(r"[^\W\d_]{2,}")
+
+
+def error_numbers(gist: str) -> tuple[str, ...]:
+    """The numbers that tell one error from another in an error line: a code after "error",
+    "errno" or "code", or every number of a line of four words or fewer ("Error de sistema
+    5." and "… 1376." are two errors, not two attempts at one; see the module's rule 13)."""
+    if len(_WORD.findall(gist)) <= 4:
+        return tuple(re.findall(r"\d+", gist))
+    return tuple(_ERROR_CODE.findall(gist))

@@ -12,11 +12,13 @@ from store.ingest.reviewer_rules import (
     PERMISSION_HICCUP,
     REPLACED_BY_ROOT_CAUSE,
     SERVICE_DOWN,
+    TAKEN_BACK,
     UNSETTLED_CORRECTION,
     WORK_SUMMARY,
     broken_before,
     command_steps,
     down,
+    error_numbers,
     installs_missing,
     line_the_cause_names,
     unsettled_correction,
@@ -460,3 +462,60 @@ def test_a_module_that_exists_or_a_plain_dependency_is_not_the_sessions_slip() -
     assert only(there.extract(), "DEAD_END").suppressed != OWN_BAD_IMPORT
     plain = _imports_then_runs("import click\nimport pytest", "pytest")
     assert only(plain.extract(), "DEAD_END").suppressed != OWN_BAD_IMPORT
+
+
+# --------------------------------------------------------------------------- 12. taken back
+
+SPEC_FAILS = "1) chats defaults to the caregiver tab\nFailure/Error: expect(page).to have_tab\n"
+
+
+def _fix_then_later_edit(old_string: str, new_string: str) -> Transcript:
+    t = Transcript()
+    t.run("Bash", f"{SPEC_FAILS}1 example, 1 failure", error=True,
+          command="bundle exec rspec spec/chats_spec.rb:42")  # fmt: skip
+    t.run("Edit", "updated", file_path="/app/spec/chats_spec.rb",
+          old_string="before do\n  stub_api\nend",
+          new_string="before do\n  stub_api\n  Flags.disable(:new_nav)\nend")  # fmt: skip
+    t.run("Bash", "1 example, 0 failures", command="bundle exec rspec spec/chats_spec.rb:42")
+    t.filler(3)
+    t.run("Edit", "updated", file_path="/app/spec/chats_spec.rb", old_string=old_string,
+          new_string=new_string)  # fmt: skip
+    return t
+
+
+def test_a_fix_a_later_edit_takes_back_out_was_not_the_fix() -> None:
+    t = _fix_then_later_edit(
+        "before do\n  stub_api\n  Flags.disable(:new_nav)\nend", "before do\n  stub_api\nend"
+    )
+    assert only(t.extract(), "SOLUTION").suppressed == TAKEN_BACK
+
+
+def test_a_fix_the_session_keeps_is_not_taken_back() -> None:
+    t = _fix_then_later_edit(
+        "it 'lists chats' do", "it 'lists chats for the care case' do\n  Flags.disable(:x)"
+    )
+    assert only(t.extract(), "SOLUTION").suppressed != TAKEN_BACK
+
+
+# --------------------------------------------------------------------------- 13. error codes
+
+
+def test_two_error_codes_are_two_dead_ends_not_two_attempts() -> None:
+    assert error_numbers("Error de sistema 5.") == ("5",)
+    assert error_numbers("npm ERR! code 1 while running the postinstall script of sharp") == ("1",)
+    t = Transcript()
+    t.run("Bash", "Error de sistema 5.", error=True, command="net localgroup ops bob /add")
+    t.run("Bash", "Error de sistema 1376.", error=True, command="net localgroup ops bob /add")
+    summaries = [n.summary for n in of_type(t.extract(), "DEAD_END")]
+    assert len(summaries) == 2
+    assert not any("attempts" in s for s in summaries)
+
+
+def test_line_numbers_and_timings_do_not_split_attempts() -> None:
+    assert error_numbers("src/app.ts(12,5): Cannot find name 'useTodos' in the hook module") == ()
+    t = Transcript()
+    for ms in ("0.91", "1.07"):
+        t.run("Bash", f"FAIL src/app.test.ts ({ms} s)\n  TypeError: generate is not a function"
+              " at build (src/gen.ts:41:7)", error=True, command="npx jest")  # fmt: skip
+    (dead,) = of_type(t.extract(), "DEAD_END")
+    assert "(2 attempts)" in dead.summary
