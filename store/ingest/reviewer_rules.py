@@ -554,3 +554,43 @@ def error_numbers(gist: str) -> tuple[str, ...]:
     if len(_WORD.findall(gist)) <= 4:
         return tuple(re.findall(r"\d+", gist))
     return tuple(_ERROR_CODE.findall(gist))
+
+
+# --------------------------------------------------------------------------- 14. own message
+
+#: The message of an error line: what follows its last "Error:"-like prefix.
+_MESSAGE = re.compile(
+    r"(?:^|[\s.])(?:[A-Za-z_.]*(?:Error|Exception|Failure)|error|fatal)\s*:\s*(.+)$"
+)
+_MESSAGE_WORDS = re.compile(r"[^\W\d_]{2,}")
+
+OWN_MESSAGE = (
+    "the error is a message the session itself wrote (its own check or assertion failing):"
+    " work in progress"
+)
+
+
+def own_message(gist: str, wrote: Sequence[str]) -> str:
+    """Why a failure is the session's own check failing ("" when it is not): the message of
+    its error line, four words or more, is word for word in what the session had written
+    before it (a `raise …("…")`, a `RAISE EXCEPTION '…'`, an assertion's message). What the
+    check found is what the session was building, not a fact about the project (see the
+    module's rule 14)."""
+    m = _MESSAGE.search(gist.strip())
+    message = (m.group(1) if m else gist).strip().strip("'\"").rstrip(".!")
+    if len(_MESSAGE_WORDS.findall(message)) < 4:
+        return ""
+    return OWN_MESSAGE if any(message in text for text in wrote) else ""
+
+
+# --------------------------------------------------------------------------- 15. error class
+
+#: A dotted name that ends in an exception's class (`asyncpg.exceptions.RaiseError`,
+#: `requests.exceptions.HTTPError`, `pydantic_core._pydantic_core.ValidationError`).
+_EXCEPTION_PATH = re.compile(r"^[a-z_][\w]*(?:\.[\w]+)*\.[A-Z]\w*(?:Error|Exception|Warning|Exit)$")
+
+
+def exception_name(speaker: str) -> bool:
+    """Whether what an error line starts with (`name: …`) is an exception's dotted class
+    path, not a program that answered for the one called (see the module's rule 15)."""
+    return bool(_EXCEPTION_PATH.match(speaker))

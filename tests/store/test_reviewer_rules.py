@@ -6,9 +6,10 @@ from __future__ import annotations
 import json
 
 from store.ingest.edit_gists import first_added, windows
-from store.ingest.failure_bar import INSTALLED_AT_ONCE
+from store.ingest.failure_bar import INSTALLED_AT_ONCE, NO_CAUSE
 from store.ingest.reviewer_rules import (
     OWN_BAD_IMPORT,
+    OWN_MESSAGE,
     PERMISSION_HICCUP,
     REPLACED_BY_ROOT_CAUSE,
     SERVICE_DOWN,
@@ -19,8 +20,10 @@ from store.ingest.reviewer_rules import (
     command_steps,
     down,
     error_numbers,
+    exception_name,
     installs_missing,
     line_the_cause_names,
+    own_message,
     unsettled_correction,
     work_summary,
 )
@@ -519,3 +522,42 @@ def test_line_numbers_and_timings_do_not_split_attempts() -> None:
               " at build (src/gen.ts:41:7)", error=True, command="npx jest")  # fmt: skip
     (dead,) = of_type(t.extract(), "DEAD_END")
     assert "(2 attempts)" in dead.summary
+
+
+# --------------------------------------------------------------------------- 14. own message
+
+
+def test_an_error_whose_message_the_session_wrote_is_its_own_check_failing() -> None:
+    wrote = ["if missing:\n    raise RuntimeError('Schema structure verification failed!')"]
+    assert own_message("RuntimeError: Schema structure verification failed!", wrote)
+    t = Transcript()
+    t.run("Write", "created", file_path="/app/scripts/verify.py",
+          content="raise SystemExit('every profile needs a birth date row')")  # fmt: skip
+    t.run("Bash", "Exit code 1\nError: every profile needs a birth date row", error=True,
+          command="python scripts/verify.py")  # fmt: skip
+    assert only(t.extract(), "DEAD_END").suppressed == OWN_MESSAGE
+
+
+def test_an_error_message_the_project_wrote_is_not_the_sessions_check() -> None:
+    wrote = ["print('Schema structure verification started')"]
+    assert not own_message("RuntimeError: Schema structure verification failed!", wrote)
+    assert not own_message("KeyError: 'submission_date'", ["row['submission_date']"])
+
+
+# --------------------------------------------------------------------------- 15. error class
+
+
+def test_an_exceptions_class_path_is_not_another_program_answering() -> None:
+    assert exception_name("asyncpg.exceptions.RaiseError")
+    assert exception_name("requests.exceptions.HTTPError")
+    t = Transcript()
+    t.run("Bash", "Exit code 1\nasyncpg.exceptions.RaiseError: Schema structure verification"
+          " failed!", error=True, command="python scripts/migrate.py")  # fmt: skip
+    t.run("Bash", "migrated", command="python scripts/migrate.py")
+    assert only(t.extract(), "DEAD_END").suppressed == NO_CAUSE
+
+
+def test_a_program_name_before_a_colon_is_still_a_program() -> None:
+    assert not exception_name("lsd")
+    assert not exception_name("python3.11")
+    assert not exception_name("git")
