@@ -1,5 +1,5 @@
 """Rules from what independent judges rejected on sessions nobody here had read (issue 11,
-round 12): each one is about the structure of a transcript or the language of an agent,
+rounds 12 and 13): each one is about the structure of a transcript or the language of an agent,
 never about the strings of any session, and each has a positive and a negative test
 (`tests/store/test_reviewer_rules.py`).
 
@@ -33,6 +33,44 @@ never about the strings of any session, and each has a positive and a negative t
    quotes or spells like code (`NewController`) is in what the session had written before
    (a signature it changed breaks callers it never touched). Errors in files the session had
    written are its work in progress, kept out by `failure_bar._fresh`.
+
+Round 13 (the same kind of judges' reasons, on a fresh set of sessions):
+
+7. **A line of the agent's summary of its work** (`work_summary`). A statement shaped like a
+   list item — a code span, then a dash or a colon and what was done to it or what it does
+   (`` `a.go`: added a guard; fixed A → B ``, `` `x` - gets the value ``) — work reported
+   done in the passive ("has been resolved by: …"), a run of work with no subject ("Built
+   the image, ran a container, confirmed …") or a change named only by what it touched
+   ("the `x.js` change broke …") is no failure fixed and no fact learned.
+8. **A correction that asks or points** (`unsettled_correction`). A user's words that ask
+   the agent something ("wait what? What do you mean …?") or point at what they do not name
+   ("change the wording on that proto") are not a self-contained lesson.
+9. **A local service not running** (`service_down`, `down`). A refused connection to this
+   machine's address or port, or a daemon that is not there, is routine environment state:
+   the failure and starting the service alike.
+10. **An edit's gist shows the difference** (`store.ingest.edit_gists`). `old → new` is cut
+   around where the two lines differ, not from their start (where both read the same); of
+   the lines an edit added, the one shown is code that does something, not an import or a
+   comment (`sys.path.insert(…)`, not `import sys`).
+11. **An import of a module that is nowhere** (`own_bad_import`). A missing module that the
+   session's own earlier edit imported as an alias (`import a as x`) or as a submodule
+   (`import x.y`), with nothing before showing it exists (no such file or folder touched, no
+   path of it in tool output, no command that worked naming it), is the session's slip. A
+   plain top-level name may be a dependency the environment lacks; a module that exists and
+   was not found is about how the code was run — both stay lessons.
+12. **A fix taken back** (`taken_back`). A solution whose every added line a later edit of
+   the same file removes again credits the wrong change: the session's final belief is that
+   it was not the fix.
+13. **Two error codes are two errors** (`error_numbers`). Attempts are one dead end when
+   their error lines match with numbers blanked out — except the numbers that tell errors
+   apart: a code after "error", "errno" or "code", or any number of a line of four words or
+   fewer ("Error 5." then "Error 1376." are two dead ends, not two attempts at one).
+14. **An error the session wrote** (`own_message`). When an error's message (four words or
+   more) is word for word in what the session had written before — its own `raise`, `RAISE
+   EXCEPTION` or assertion — the failure is its own check, work in progress.
+15. **An exception's class path is not a program** (`exception_name`). An error line that
+   starts `asyncpg.exceptions.RaiseError: …` names the error's class, not another program
+   answering for the one called (which would make it a fact about the machine).
 """
 
 from __future__ import annotations
