@@ -31,6 +31,15 @@ _DECISIONS = (
 
 PayloadPath = tuple[str | int, ...]
 
+#: Where a `team.received` event carries a pulled node's texts.
+_RECEIVED_TEXTS: tuple[PayloadPath, ...] = (
+    ("summary",),
+    ("reason",),
+    ("values", "summary"),
+    ("values", "reason"),
+    ("node", "evidence"),
+)
+
 
 @dataclass(frozen=True)
 class Slot:
@@ -81,7 +90,8 @@ class Inventory:
         if self._nodes is None:
             by_node: dict[str, list[Slot]] = {}
             for seq, type_, payload in self.conn.execute(
-                "SELECT seq, type, payload FROM events WHERE type LIKE 'node.%' ORDER BY seq"
+                "SELECT seq, type, payload FROM events WHERE type LIKE 'node.%'"
+                " OR type = 'team.received' ORDER BY seq"
             ):
                 for slot in _node_slots(self.conn, seq, type_, json.loads(payload)):
                     by_node.setdefault(slot.owner.removeprefix("node:"), []).append(slot)
@@ -191,6 +201,12 @@ def _node_slots(conn: sqlite3.Connection, seq: int, type_: str, data: dict[str, 
         owner = f"node:{node['node_id']}"
         for key in ("summary", "evidence"):
             out += _value_slot(conn, owner, key, seq, ("node", key), node.get(key))
+    elif type_ == EventType.TEAM_RECEIVED and data.get("item_kind") == "node":
+        # A node pulled from the team hub: its texts as the hub sent them.
+        owner = f"node:{data['item_id']}"
+        for path in _RECEIVED_TEXTS:
+            what = str(path[-1])
+            out += _value_slot(conn, owner, what, seq, path, _maybe(data, path))
     elif type_ in _DECISIONS:
         owner = f"node:{data['node_id']}"
         for side in ("before", "after"):
@@ -228,6 +244,15 @@ def _pattern_slots(
             conn, f"pattern:{pid}", "reason", seq, ("reason",), data.get("reason")
         ):
             yield pid, s
+
+
+def _maybe(data: Any, path: PayloadPath) -> Any:
+    """The value at `path`, or None where the payload has no such place."""
+    for step in path:
+        if not isinstance(data, dict) or step not in data:
+            return None
+        data = data[step]
+    return data
 
 
 def get_path(data: Any, path: PayloadPath) -> Any:

@@ -154,6 +154,7 @@ _NUMBER_UNIT = re.compile(
     r"\b\d+(?:\.\d+)?\s?(?:ms|s|sec|seconds?|minutes?|MB|GB|KB|%|x|rows?|connections?|bytes)\b"
 )
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]+")
+_DIGIT = re.compile(r"\d")  # what `_VERSION`, `_NUMBER_UNIT` and `_PROPORTION` need
 
 #: The phrase patterns above where they are only conditions, searched fast (see `caseblind`).
 CAUSAL_FAST, DANGLING_FAST = CaseBlind(CAUSAL), CaseBlind(DANGLING)
@@ -199,10 +200,15 @@ def _entities(text: str) -> tuple[str, ...]:
     spans = _CODE_SPAN.findall(text)
     for span in spans:
         found.setdefault(span.strip("`").lower(), None)
-    plain = _CODE_SPAN.sub(" ", text)
-    for pattern in (
-        _PATH, _FILE, _FLAG, _VERSION, _ERROR_CODE, _CODE_CASE, _NUMBER_UNIT, _PROPORTION
+    plain = _CODE_SPAN.sub(" ", text) if spans else text
+    digits = _DIGIT.search(plain) is not None
+    for pattern, needs in (
+        (_PATH, "/" in plain), (_FILE, "." in plain), (_FLAG, "-" in plain),
+        (_VERSION, digits), (_ERROR_CODE, True), (_CODE_CASE, True), (_NUMBER_UNIT, digits),
+        (_PROPORTION, digits),
     ):  # fmt: skip
+        if not needs:  # a character every match holds is not there
+            continue
         for match in pattern.findall(plain):
             token = match.strip(" \t\n(\"'").lower()
             if len(token) > 1:
@@ -239,8 +245,8 @@ def content_words(text: str) -> list[str]:
 @per_session
 def _content_words(text: str) -> tuple[str, ...]:
     if text.isascii():  # the same words, lowercased once (most summaries are ASCII)
-        return tuple(w for w in _LOW_WORD.findall(text.lower()) if w not in STOPWORDS)
-    return tuple(low for w in _WORD.findall(text) if (low := w.lower()) not in STOPWORDS)
+        return tuple([w for w in _LOW_WORD.findall(text.lower()) if w not in STOPWORDS])
+    return tuple([low for w in _WORD.findall(text) if (low := w.lower()) not in STOPWORDS])
 
 
 _LOW_WORD = re.compile(r"[a-z][a-z'-]+")

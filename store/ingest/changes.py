@@ -9,11 +9,11 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import replace
 
 from store.ingest import shapes, snippets
 from store.ingest.actions import EDIT_TOOLS, ROUTINE_PROGRAMS, Action, Episode, _installs
-from store.ingest.candidates import Candidate
+from store.ingest.candidates import Candidate, replace
+from store.ingest.memo import per_session
 from store.ingest.snippets import _FILTERS
 
 
@@ -201,7 +201,12 @@ _BARE_REDIRECT = re.compile(r"^\d*(?:>>?|&>>?)$")
 def _raw_words(command: str) -> list[str]:
     """The command line as typed, word by word with quotes kept, without heredoc bodies,
     redirections or the filters its output is piped through (`| tail -20`)."""
-    text = snippets.HEREDOC_BODY.sub(r"\1", command)
+    return list(_raw_words_of(command))
+
+
+@per_session  # an episode's commands are compared again and again
+def _raw_words_of(command: str) -> tuple[str, ...]:
+    text = snippets.HEREDOC_BODY.sub(r"\1", command) if "<<" in command else command
     words: list[str] = []
     target = False  # the word after a bare `>`: the file the output goes to
     for word in _RAW_WORD.findall(text):
@@ -217,7 +222,7 @@ def _raw_words(command: str) -> list[str]:
         if not tail or tail[0] not in _FILTERS:
             break
         words = words[:cut]
-    return words
+    return tuple(words)
 
 
 def _raw_difference(failed: str, worked: str) -> tuple[list[str], list[str]]:
@@ -254,12 +259,17 @@ def _lead(words: Sequence[str]) -> str:
 
 
 def _token(word: str) -> bool:
-    return len(word) <= 60 and not any(ch.isspace() for ch in word)
+    return len(word) <= 60 and _SPACE.search(word) is None
 
 
 def _shown(word: str) -> str:
     """A shell word as it would be typed (an empty argument is `""`)."""
-    return word if word and not any(c.isspace() for c in word) else f'"{word}"'
+    return word if word and _SPACE.search(word) is None else f'"{word}"'
+
+
+#: A character `str.isspace` calls a space (`\s` is the same test, without a loop per
+#: character in Python).
+_SPACE = re.compile(r"\s")
 
 
 def _code(word: str) -> str:

@@ -25,8 +25,9 @@ solution quotes the error too: symptom and fix in one node.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
-from dataclasses import replace
+from itertools import pairwise
 
 from store.ingest import bar, reviewer_rules, shapes, snippets, statements
 from store.ingest.actions import (
@@ -43,7 +44,7 @@ from store.ingest.actions import (
     _quota,
     episodes,
 )
-from store.ingest.candidates import Candidate
+from store.ingest.candidates import Candidate, replace
 from store.ingest.changes import (
     _acted_between,
     _command_changes,
@@ -87,6 +88,7 @@ def candidates(
     pairs: list[tuple[Candidate, Candidate]] = []
     edited = _edited(found)
     written = _written(found)
+    places = _places(found)
     for episode in episodes(found):
         runs = _runs(episode)
         made = [(run, dead_end(run)) for run in runs]
@@ -102,7 +104,7 @@ def candidates(
         ]
         if not dead_ends:
             continue
-        fix = solution(episode, _between(found, episode))
+        fix = solution(episode, _between(found, episode, places))
         if fix is not None and not fix.routine and _own_tests_only(episode, edited):
             fix = replace(fix, routine="the agent rewrote its own test until it passed")
         if fix is not None and _hygiene(runs[-1], edited, episode):
@@ -353,20 +355,35 @@ def _bare(line: str, cause: str) -> str:
     return ""
 
 
-def _between(found: Sequence[Action], episode: Episode) -> list[Action]:
+def _between(
+    found: Sequence[Action], episode: Episode, places: Sequence[tuple[int, int]] | None = None
+) -> list[Action]:
     """The actions of the episode's stream that worked between its first failure and its
-    success (routine ones included: a `cd` or a `git add` can be what made it work)."""
+    success (routine ones included: a `cd` or a `git add` can be what made it work).
+    `places`: the (stream, position) of each action of `found` when they are in that order
+    (`_places`): only the actions between are looked at."""
     first, success = episode.failures[0], episode.success
     if success is None:
         return []
+    lo, hi = 0, len(found)
+    if places is not None:
+        lo = bisect_right(places, (first.stream, first.pos))
+        hi = bisect_left(places, (first.stream, success.pos), lo)
     return [
         a
-        for a in found
+        for a in found[lo:hi]
         if a.stream == first.stream
         and first.pos < a.pos < success.pos
         and not a.failed
         and a.harness is None
     ]
+
+
+def _places(found: Sequence[Action]) -> list[tuple[int, int]] | None:
+    """(stream, position) of each action, when `found` is in that order (as `actions` makes
+    it); else None."""
+    places = [(a.stream, a.pos) for a in found]
+    return places if all(a <= b for a, b in pairwise(places)) else None
 
 
 def solution(episode: Episode, between: Sequence[Action] = ()) -> Candidate | None:

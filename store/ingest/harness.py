@@ -143,7 +143,7 @@ _HINTS = (
 def harness_error(text: str) -> HarnessError | None:
     """The harness error `text` is, if it is one."""
     head = _TAGS.sub("", text[:_HEAD]).lower()  # the patterns are lowercase: no IGNORECASE
-    if len(head.strip()) > 5 and not any(hint in head for hint in _HINTS):
+    if len(head.strip()) > 5 and not any(map(head.__contains__, _HINTS)):
         return None  # most project errors: no regex at all
     found = _ANY.search(head)
     return _BY_NAME[found.lastgroup] if found and found.lastgroup else None

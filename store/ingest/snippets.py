@@ -215,8 +215,8 @@ def fit(summary: str) -> str:
 
 _INPUT_FIELD = re.compile(
     r'"(command|file_path|notebook_path|path|pattern|url|skill|old_string|new_string|content'
-    r'|description|prompt|subagent_type)"\s*:\s*"((?:[^"\\]|\\.)*)'
-)
+    r'|description|prompt|subagent_type)"\s*:\s*"([^"\\]*(?:\\.[^"\\]*)*)'
+)  # the value's characters as runs between escapes: one step per run, not per character
 
 
 RUNNERS = frozenset(
@@ -281,8 +281,17 @@ def shell_words(command: str) -> list[str]:
     return list(_shell_words(command))
 
 
+#: A word or a run of operator characters, as `shlex` (posix, blanks split, these
+#: punctuation characters) reads a command outside quotes.
+_SHELL_TOKEN = re.compile(r"[();<>|&\n]+|[^();<>|&\n \t\r]+")
+
+
 @lru_cache(maxsize=2048)
 def _shell_words(command: str) -> tuple[str, ...]:
+    if "<<" not in command and not any(c in command for c in "'\"\\#"):
+        # No quote, escape, comment or heredoc (most commands): the same tokens at once.
+        tokens = _SHELL_TOKEN.findall(command)
+        return tuple(tokens or command.split())
     text = _HEREDOC.sub("<< HEREDOC\n", command)
     lexer = shlex.shlex(text, posix=True, punctuation_chars="();<>|&\n")
     lexer.whitespace = " \t\r"

@@ -382,10 +382,13 @@ def _explains(summary: str) -> bool:
 def _stated_cause(c: Candidate, causes: dict[int, list[tuple[int, set[str]]]]) -> bool:
     """Whether `c` says what a dead end before it already ends with (its stated cause);
     `causes` holds each stream's stated causes by position, in order."""
+    earlier = causes.get(c.stream, [])
+    if not earlier or earlier[0][0] >= c.pos:
+        return False  # no stated cause before it (most candidates): no words to weigh
     words = bar.content_words(c.summary)
     if not words:
         return False
-    for pos, said in causes.get(c.stream, ()):
+    for pos, said in earlier:
         if pos >= c.pos:
             return False
         if bar.novelty(words, said) <= 0.2:

@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 #: The hub schema this librarian speaks (store/team/hub_schema.py keeps the migrations).
-CLIENT_SCHEMA = 1
+CLIENT_SCHEMA = 2
 
 
 @dataclass(frozen=True)

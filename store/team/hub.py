@@ -160,10 +160,21 @@ def pull(
 ) -> list[dict[str, Any]]:
     """Up to `limit` events after `cursor` this library should see, in the hub's order."""
     cur = conn.execute(
-        "SELECT * FROM librarian.pull(%s, %s, %s, %s, %s)",
+        f"SELECT {_PULL_SELECT} FROM librarian.pull(%s, %s, %s, %s, %s) AS p",
         (HUB_SCHEMA, library_id, cursor, projects, limit),
     )
-    return [dict(zip(PULL_COLUMNS, row, strict=True)) for row in cur.fetchall()]
+    rows = [dict(zip(PULL_COLUMNS, row, strict=True)) for row in cur.fetchall()]
+    for row in rows:
+        for key in _PULL_JSON:
+            if row[key] is not None:  # NULL stays None: `validate` says what is wrong
+                row[key] = json.loads(row[key])
+    return rows
+
+
+#: The JSON columns of a pulled row come as text and are parsed here: the same values as
+#: psycopg's jsonb loader gives, for about a quarter less of the pull's decoding.
+_PULL_JSON = ("body", "item_body")
+_PULL_SELECT = ", ".join(f"p.{c}::text" if c in _PULL_JSON else f"p.{c}" for c in PULL_COLUMNS)
 
 
 def pulled(conn: Conn, library_id: str) -> None:

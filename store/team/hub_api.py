@@ -363,3 +363,58 @@ BEGIN
         'problems', v_problems);
 END $$;
 """
+
+# Version 2: `pull` as version 1 answers it, planned for each call's values. Inside a
+# function PostgreSQL soon reuses a generic plan, which cannot know that a library that never
+# pushed has no items of its own: it walked every event after the cursor looking for them
+# (2.5 s a page on a hub of 1,000,000 events). A library without items now reads the feed
+# alone; one with items runs the two-stream query through EXECUTE, planned with its values.
+V2_PULL = r"""
+SET LOCAL search_path = librarian, pg_temp;
+CREATE OR REPLACE FUNCTION librarian.pull(p_client int, p_library text, p_cursor bigint,
+    p_projects text[], p_limit int)
+    RETURNS TABLE(id bigint, gid text, kind text, item_id text, actor text, at timestamptz,
+        applied boolean, overruled_by bigint, body jsonb, item_kind text, origin text,
+        author text, status text, published boolean, summary text, scope text,
+        decided_by text, decided_at timestamptz, reason text, last_event bigint,
+        item_body jsonb)
+    LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = librarian, pg_temp AS $$
+DECLARE
+    v_own text := (SELECT l.library_id FROM librarian.libraries l
+                   WHERE l.library_id = p_library AND l.owner = session_user);
+BEGIN
+    PERFORM librarian._check_client(p_client);
+    IF v_own IS NULL OR NOT EXISTS (SELECT 1 FROM librarian.items oi
+                                    WHERE oi.library_id = v_own) THEN
+        RETURN QUERY
+            SELECT e.id, e.gid, e.kind, e.item_id, e.actor, e.at, e.applied, e.overruled_by,
+                e.body - 'item', i.kind, i.library_id, i.author, i.status, i.published,
+                i.summary, i.scope, i.decided_by, i.decided_at, i.reason, i.last_event, i.body
+            FROM (SELECT f.id FROM librarian.feed f
+                  WHERE f.id > p_cursor AND (f.team OR f.project = ANY(p_projects))
+                  ORDER BY f.id LIMIT p_limit) picked
+            JOIN librarian.events e ON e.id = picked.id
+            JOIN librarian.items i ON i.item_id = e.item_id
+            ORDER BY e.id;
+        RETURN;
+    END IF;
+    RETURN QUERY EXECUTE $q$
+        SELECT e.id, e.gid, e.kind, e.item_id, e.actor, e.at, e.applied, e.overruled_by,
+            e.body - 'item', i.kind, i.library_id, i.author, i.status, i.published, i.summary,
+            i.scope, i.decided_by, i.decided_at, i.reason, i.last_event, i.body
+        FROM (
+            (SELECT f.id FROM librarian.feed f
+             WHERE f.id > $1 AND (f.team OR f.project = ANY($2))
+               AND NOT EXISTS (SELECT 1 FROM librarian.items fi
+                               WHERE fi.item_id = f.item_id AND fi.library_id = $3)
+             ORDER BY f.id LIMIT $4)
+            UNION ALL
+            (SELECT oe.id FROM librarian.items oi JOIN librarian.events oe USING (item_id)
+             WHERE oi.library_id = $3 AND oe.id > $1
+             ORDER BY oe.id LIMIT $4)
+            ORDER BY 1 LIMIT $4
+        ) picked JOIN librarian.events e ON e.id = picked.id
+        JOIN librarian.items i ON i.item_id = e.item_id
+        ORDER BY e.id $q$ USING p_cursor, p_projects, v_own, p_limit;
+END $$;
+"""

@@ -28,7 +28,7 @@ every version.
 from __future__ import annotations
 
 from store.models.team import CLIENT_SCHEMA
-from store.team.hub_api import V1_API
+from store.team.hub_api import V1_API, V2_PULL
 
 #: The hub schema this librarian writes and reads.
 HUB_SCHEMA = CLIENT_SCHEMA
@@ -341,6 +341,7 @@ CREATE POLICY events_of_visible_items ON librarian.events FOR SELECT TO libraria
 """
 
 #: Hub migrations, applied in order by `librarian team init` (each in its own transaction,
-#: as the role that owns the schema). Number n is `MIGRATIONS[n - 1]`.
-MIGRATIONS: tuple[str, ...] = (_V1_TABLES + _V1_CORE + V1_API + _V1_GRANTS,)
+#: as the role that owns the schema). Number n is `MIGRATIONS[n - 1]`. Version 2 changes
+#: no signature and no table (a version-1 client keeps working: `min_client` stays 1).
+MIGRATIONS: tuple[str, ...] = (_V1_TABLES + _V1_CORE + V1_API + _V1_GRANTS, V2_PULL)
 assert len(MIGRATIONS) == HUB_SCHEMA

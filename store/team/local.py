@@ -148,29 +148,51 @@ def queue(conn: sqlite3.Connection, library_id: str, after: int) -> Queue:
     A node's changes count only once it has been approved (what was never approved is not
     the team's business); an approval stages the node as it is now, with its evidence,
     its edges and its session's start, redacted again on the way out."""
-    foreign = {r[0] for r in conn.execute("SELECT item_id FROM team_items WHERE own=0")}
-    known = dict(conn.execute("SELECT item_id, hub_id FROM team_items WHERE own=1").fetchall())
-    staged = set(known)
-    ops: list[dict[str, Any]] = []
-    last = after
-    count = 0
-    marks = ",".join("?" * len(PUSHED_TYPES))
-    rows = conn.execute(
-        f"SELECT seq, type, payload FROM events WHERE seq > ? AND type IN ({marks}) ORDER BY seq",
-        (after, *PUSHED_TYPES),
-    ).fetchall()
-    nodes: dict[str, dict[str, Any] | None] = {}
-    for seq, type_, raw in rows:
-        last, count = int(seq), count + 1
-        payload = json.loads(raw)
-        op = _op(conn, type_, payload, staged, foreign, nodes)
-        if op is None:
-            continue
-        op["gid"] = f"{library_id}:{seq}"
-        if op["item_id"] in known:
-            op["base"] = int(known[op["item_id"]])
-        ops.append(op)
-    return Queue(tuple(ops), last, count)
+    plan = QueuePlan(conn, library_id, after)
+    return Queue(tuple(plan.take(conn, len(plan))), plan.through, plan.events)
+
+
+class QueuePlan:
+    """The push queue read at once (its events), made into ops a few at a time (`take`), so
+    that a push sends one batch while it makes the next: the same ops as `queue`."""
+
+    def __init__(self, conn: sqlite3.Connection, library_id: str, after: int) -> None:
+        self.library_id = library_id
+        self.foreign = {r[0] for r in conn.execute("SELECT item_id FROM team_items WHERE own=0")}
+        self.known = dict(
+            conn.execute("SELECT item_id, hub_id FROM team_items WHERE own=1").fetchall()
+        )
+        self.staged = set(self.known)
+        marks = ",".join("?" * len(PUSHED_TYPES))
+        self._rows = conn.execute(
+            f"SELECT seq, type, payload FROM events WHERE seq > ? AND type IN ({marks})"
+            " ORDER BY seq",
+            (after, *PUSHED_TYPES),
+        ).fetchall()
+        self._next = 0
+        self._nodes: dict[str, dict[str, Any] | None] = {}
+        #: The last event considered, and how many there are.
+        self.through = int(self._rows[-1][0]) if self._rows else after
+        self.events = len(self._rows)
+
+    def __len__(self) -> int:
+        """Events not made into ops yet (an upper bound of the ops to come)."""
+        return len(self._rows) - self._next
+
+    def take(self, conn: sqlite3.Connection, count: int) -> list[dict[str, Any]]:
+        """Up to `count` more ops, in local order; fewer only when the queue is done."""
+        ops: list[dict[str, Any]] = []
+        while len(ops) < count and self._next < len(self._rows):
+            seq, type_, raw = self._rows[self._next]
+            self._next += 1
+            op = _op(conn, type_, json.loads(raw), self.staged, self.foreign, self._nodes)
+            if op is None:
+                continue
+            op["gid"] = f"{self.library_id}:{seq}"
+            if op["item_id"] in self.known:
+                op["base"] = int(self.known[op["item_id"]])
+            ops.append(op)
+        return ops
 
 
 def queue_size(conn: sqlite3.Connection) -> int:

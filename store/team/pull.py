@@ -31,6 +31,7 @@ from store.team.connection import configured_hub, connect, describe, hub_errors
 from store.team.drafts import team_root
 from store.team.local import TeamDeps, join, library_id_for, projects, state, unpushed_items
 from store.team.validate import problem
+from store.text import plural
 
 #: Hub events per page (one round trip, one local transaction).
 PAGE = 5000
@@ -72,6 +73,11 @@ class _Texts:
         conn.executemany(
             "INSERT OR IGNORE INTO blobs(hash, text) VALUES (?,?)", self._bodies.items()
         )
+        # Only `forget` erases a blob (a `blob.erased` event): with none, there is nothing to find.
+        if not conn.execute(
+            "SELECT 1 FROM events WHERE type=? LIMIT 1", (EventType.BLOB_ERASED,)
+        ).fetchone():
+            return
         digests = list(self._bodies)
         for start in range(0, len(digests), _CHUNK):
             chunk = digests[start : start + _CHUNK]
@@ -110,8 +116,8 @@ class PullReport:
         if not self.events:
             return f"nothing new from {self.hub}"
         return (
-            f"pulled {self.events} event(s) from {self.hub}: {self.nodes} on nodes,"
-            f" {self.drafts} on drafts, {self.conflicts} overruled ({self.seconds:.2f} s)"
+            f"pulled {plural(self.events, 'event')} from {self.hub}: {self.nodes:,} on nodes,"
+            f" {self.drafts:,} on drafts, {self.conflicts:,} overruled ({self.seconds:.2f} s)"
         )
 
 

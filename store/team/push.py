@@ -6,20 +6,27 @@ each one transaction on the hub. A batch the hub committed is recorded here (`te
 which moves the push cursor) right after; if this process or the hub dies in between, the
 next push sends the batch again and the hub skips what it has (each op's global id is
 `<library>:<local seq>`). Nothing new: one round trip.
+
+The next batch is made (its nodes read and redacted here) while the hub takes one; it is sent
+only once the one before it is recorded, so a failed batch stops the push before anything
+after it reaches the hub.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 from store.chain_head import hash_at, tip
 from store.models.events import EventType
 from store.team import hub as hub_api
 from store.team.connection import configured_hub, connect, describe, hub_errors
 from store.team.errors import TeamError
-from store.team.local import Queue, TeamDeps, join, library_id_for, queue, state
+from store.team.local import QueuePlan, TeamDeps, join, library_id_for, state
+from store.text import plural
 
 #: Ops per hub transaction.
 BATCH = 500
@@ -50,7 +57,8 @@ class PushReport:
         if self.queued_events == 0:
             return f"nothing new to push to {self.hub}"
         return (
-            f"pushed {self.ops} change(s) in {self.batches} batch(es) to {self.hub} as"
+            f"pushed {plural(self.ops, 'change')} in {plural(self.batches, 'batch', 'batches')}"
+            f" to {self.hub} as"
             f" {self.user}: {self.applied} new, {self.duplicates} already there,"
             f" {self.overruled} overruled, {self.skipped} skipped ({self.seconds:.2f} s)"
         )
@@ -70,7 +78,7 @@ def push(
     library_id, joined = library_id_for(deps)
     with deps.db.read() as conn:
         cursor = state(conn).push_seq
-        todo = queue(conn, library_id, cursor)
+        plan = QueuePlan(conn, library_id, cursor)
         head = tip(conn)
     hub = connect(conninfo)
     try:
@@ -81,77 +89,136 @@ def push(
             join(deps, library_id, where)
         user = str(greeting.get("user", ""))
         anchored = head.events if greeting.get("anchored") else 0
-        tally = _send(deps, hub, library_id, user, todo, batch, anchored, progress)
+        who = Batch(library_id, user, _head_of(deps, anchored))
+        tally = _send(deps, hub, who, plan, batch, progress)
     finally:
         hub.close()
     return PushReport(
         hub=where,
         user=user,
         library_id=library_id,
-        queued_events=todo.events,
-        ops=len(todo.ops),
+        queued_events=plan.events,
+        ops=tally["ops"],
         applied=tally["applied"],
         duplicates=tally["duplicates"],
         overruled=tally["overruled"],
         skipped=tally["skipped"],
         batches=tally["batches"],
-        through=todo.through if todo.events else cursor,
+        through=plan.through,
         anchored=anchored,
         round_trips=1 + tally["batches"],
         seconds=round(time.perf_counter() - started, 3),
     )
 
 
+@dataclass(frozen=True)
+class Batch:
+    """Who pushes, and the chain head the first batch's record carries."""
+
+    library_id: str
+    user: str
+    head: list[object] | None
+
+
 def _send(
     deps: TeamDeps,
     hub: hub_api.Conn,
-    library_id: str,
-    user: str,
-    todo: Queue,
+    who: Batch,
+    plan: QueuePlan,
     size: int,
-    anchored: int,
     progress: Progress | None,
 ) -> dict[str, int]:
-    tally = dict.fromkeys(("applied", "duplicates", "overruled", "skipped", "batches"), 0)
-    head = _head_of(deps, anchored)
-    if not todo.events:
+    """The batches in order, each sent once the one before it is recorded here; the next one
+    is made while the hub takes one (their work overlaps), and a batch that fails stops the
+    push before anything after it reaches the hub."""
+    tally = dict.fromkeys(("ops", "applied", "duplicates", "overruled", "skipped", "batches"), 0)
+    if not plan.events:
         return tally
-    chunks = [todo.ops[i : i + size] for i in range(0, len(todo.ops), size)] or [()]
-    done = 0
-    for number, chunk in enumerate(chunks):
-        last = number == len(chunks) - 1
-        through = todo.through if last else int(chunk[-1]["gid"].rsplit(":", 1)[1])
-        if chunk:
-            with hub_errors():
-                result = hub_api.push(hub, library_id, through, list(chunk))
-            tally["batches"] += 1
-            for key in ("applied", "duplicates", "overruled", "skipped"):
-                tally[key] += int(result.get(key, 0))
-            ids = result.get("ids", {})
-        else:
-            ids = {}
-        items = [
-            [op["item_id"], op.get("kind") or "", op["op"], int(ids.get(op["item_id"], 0))]
-            for op in chunk
-        ]
-        with deps.db.write() as conn:
-            deps.append_event(
-                conn,
-                EventType.TEAM_PUSHED,
-                "team",
-                {
-                    "library_id": library_id,
-                    "user": user,
-                    "through": through,
-                    "ops": len(chunk),
-                    "items": items,
-                    "head": head if number == 0 else None,
-                },
-            )
-        done += len(chunk)
-        if progress is not None:
-            progress(done, len(todo.ops))
+    sender = ThreadPoolExecutor(max_workers=1, thread_name_prefix="team-push")
+    try:
+        sent: _Sent | None = None
+        for chunk, through in _batches(deps, plan, size):  # made while `sent` is on the hub
+            if sent is not None:
+                _record(deps, who, sent, tally, len(plan), progress)
+            future: Future[dict[str, Any]] = Future()
+            if chunk:
+                future = sender.submit(hub_api.push, hub, who.library_id, through, chunk)
+            else:
+                future.set_result({})
+            sent = _Sent(future, chunk, through, first=sent is None)
+        if sent is not None:
+            _record(deps, who, sent, tally, len(plan), progress)
+    finally:
+        sender.shutdown(wait=True)
     return tally
+
+
+@dataclass(frozen=True)
+class _Sent:
+    """A batch on its way to the hub."""
+
+    future: Future[dict[str, Any]]
+    ops: list[dict[str, Any]]
+    through: int
+    first: bool
+
+
+def _batches(
+    deps: TeamDeps, plan: QueuePlan, size: int
+) -> Iterator[tuple[list[dict[str, Any]], int]]:
+    """(ops, through) per batch: `through` is the last op's event, the last batch's the last
+    event considered; a queue with no op at all still moves the cursor (an empty batch)."""
+    ahead: list[dict[str, Any]] = []
+    made = False
+    while True:
+        with deps.db.read() as conn:  # one op more than a batch: is this one the last?
+            ahead += plan.take(conn, size + 1 - len(ahead))
+        if len(ahead) <= size:
+            if ahead or not made:
+                yield ahead, plan.through
+            return
+        chunk, ahead = ahead[:size], ahead[size:]
+        made = True
+        yield chunk, int(chunk[-1]["gid"].rsplit(":", 1)[1])
+
+
+def _record(
+    deps: TeamDeps,
+    who: Batch,
+    sent: _Sent,
+    tally: dict[str, int],
+    left: int,
+    progress: Progress | None,
+) -> None:
+    """Wait for the hub to commit a batch, then record it here (`team.pushed`)."""
+    with hub_errors():
+        result = sent.future.result()
+    if sent.ops:
+        tally["batches"] += 1
+    for key in ("applied", "duplicates", "overruled", "skipped"):
+        tally[key] += int(result.get(key, 0))
+    ids = result.get("ids", {})
+    items = [
+        [op["item_id"], op.get("kind") or "", op["op"], int(ids.get(op["item_id"], 0))]
+        for op in sent.ops
+    ]
+    with deps.db.write() as conn:
+        deps.append_event(
+            conn,
+            EventType.TEAM_PUSHED,
+            "team",
+            {
+                "library_id": who.library_id,
+                "user": who.user,
+                "through": sent.through,
+                "ops": len(sent.ops),
+                "items": items,
+                "head": who.head if sent.first else None,
+            },
+        )
+    tally["ops"] += len(sent.ops)
+    if progress is not None:
+        progress(tally["ops"], tally["ops"] + left)
 
 
 def _head_of(deps: TeamDeps, anchored: int) -> list[object] | None:

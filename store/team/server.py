@@ -161,6 +161,12 @@ def _server_user(run_as: str | None) -> _User:
     return _User(name, entry.pw_uid, entry.pw_gid, switch=True)
 
 
+def server_can_enter(folder: Path, run_as: str | None = None) -> bool:
+    """Whether the server's user (this process's user, or `nobody` under root) may traverse
+    every folder down to `folder`, so that a hub can live in it."""
+    return _can_enter(folder.expanduser().resolve(), _server_user(run_as))
+
+
 def _can_enter(path: Path, user: _User) -> bool:
     """Whether `user` may traverse every folder from the root down to `path`."""
     if not user.switch:

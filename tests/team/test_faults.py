@@ -314,3 +314,46 @@ def test_a_hub_killed_in_the_middle_of_a_pull_keeps_whole_pages_and_resumes(
         assert received.fetchone()[0] == 1200  # nothing twice
     assert verify(bob).ok
     assert team_verify(bob).ok
+
+
+def test_a_hub_at_schema_1_is_upgraded_and_pulls_the_same(
+    hub_server: server.LocalHub,
+    team_library: Callable[..., Library],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with psycopg.connect(hub_server.url(database="postgres"), autocommit=True) as conn:
+        conn.execute('DROP DATABASE IF EXISTS "hub_schema_1" WITH (FORCE)')
+        conn.execute('CREATE DATABASE "hub_schema_1"')
+    old = Hub(hub_server, "hub_schema_1")
+    with old.admin() as admin:
+        monkeypatch.setattr(hub_api, "HUB_SCHEMA", 1)  # the librarian before schema 2
+        assert hub_api.init(admin).applied == (1,)
+        monkeypatch.undo()
+    alice, bob = team_library("alice", "alice"), team_library("bob", "bob")
+    for library, user in ((alice, "alice"), (bob, "bob")):
+        library.config.set("team.hub", f'"{old.url(user)}"')
+    developer(alice, "a", "/w/api", [DEAD, FIX], scope="TEAM")
+    push(alice)  # a newer librarian works with a hub at schema 1
+    with old.connect("rita") as rita:
+        hub_api.decide(rita, ["n_a0", "n_a1"], [1, 2], "approve", {})
+    with old.connect("bob") as conn:
+        before = [hub_api.pull(conn, "b" * 32, 0, [], 10), hub_api.pull(conn, "b" * 32, 3, [], 10)]
+    with old.admin() as admin:
+        assert hub_api.init(admin).applied == (2,)
+        assert hub_api.init(admin).applied == ()
+    with old.connect("bob") as conn:  # a library with no items, and with a cursor
+        after = [hub_api.pull(conn, "b" * 32, 0, [], 10), hub_api.pull(conn, "b" * 32, 3, [], 10)]
+        assert after == before
+        assert [len(page) for page in before] == [2, 1]
+        # a librarian that knows only schema 1 still pulls from a hub at schema 2
+        old_client = conn.execute(
+            "SELECT id FROM librarian.pull(1, %s, 0, %s, 10)", ("b" * 32, [])
+        ).fetchall()
+        assert [r[0] for r in old_client] == [r["id"] for r in after[0]]
+    # a library with items of its own: every event on them (two stages, two approvals)
+    assert pull(alice).events == 4
+    assert (pull(bob).events, pull(bob).events) == (2, 0)
+    assert verify(alice).ok
+    assert verify(bob).ok
+    with psycopg.connect(hub_server.url(database="postgres"), autocommit=True) as conn:
+        conn.execute('DROP DATABASE "hub_schema_1" WITH (FORCE)')

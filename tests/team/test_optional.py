@@ -56,3 +56,26 @@ def test_a_hub_folder_the_server_user_cannot_reach_is_refused(tmp_path: Path) ->
         pytest.skip("the server's user is switched only under root")
     with pytest.raises(server.TeamError, match="cannot enter"):
         server.start(tmp_path / "hub")
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root's server runs as another user")
+def test_the_bench_hub_leaves_a_bench_folder_its_server_cannot_enter(tmp_path: Path) -> None:
+    from store.team.errors import TeamError
+    from tooling.bench.team import hub_folder
+
+    home = tmp_path / "home"
+    home.mkdir()
+    os.chmod(home, 0o700)  # a private home: `nobody` cannot pass
+    work = home / "cache" / "bench"
+    work.mkdir(parents=True)
+    assert not server.server_can_enter(work)
+    folder = hub_folder(work)
+    try:
+        assert not folder.is_relative_to(home)
+        assert server.server_can_enter(folder)
+        assert hub_folder(work) == folder  # the same folder next time: the big hub's cache
+        os.chown(folder, 65534, 65534)  # one someone else made is refused, not used
+        with pytest.raises(TeamError, match="was not made by this user"):
+            hub_folder(work)
+    finally:
+        folder.rmdir()

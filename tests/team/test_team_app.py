@@ -54,7 +54,7 @@ async def test_the_team_screen_pushes_and_shows_the_queue_and_the_hub(
         await pilot.press("greater_than_sign")
         await settle(pilot)
         text = team_text(pilot)
-        assert "pushed 2 change(s)" in text
+        assert "pushed 2 changes in 1 batch" in text
         assert "0 events" in text
         assert "2 staged" in text
         assert not [n for n in pilot.app._notifications if n.severity == "error"]

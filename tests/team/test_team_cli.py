@@ -40,12 +40,14 @@ def test_the_readme_walkthrough_runs_as_written() -> None:
         )
         assert result.returncode == 0, result.stderr[-3000:]
         out = result.stdout
-        pushed = re.search(r"pushed (\d+) change\(s\)", out)
+        pushed = re.search(r"pushed ([\d,]+) changes? in \d+ batch(es)? ", out)
         assert pushed is not None
         nodes, drafts = (int(n) for n in re.findall(r"(\d+) pending team items?", out))
         assert nodes > 0
-        assert nodes + drafts == int(pushed.group(1))  # every approved node, every draft
-        assert re.search(r"pulled \d+ event\(s\)", out)
+        assert nodes + drafts == int(
+            pushed.group(1).replace(",", "")
+        )  # every approved node, every draft
+        assert re.search(r"pulled [\d,]+ events? from ", out)
         assert "waiting for you to review: 0" in out
         assert f"your items in the hub: {nodes} approved, {drafts} staged" in out
         assert out.count("all checks passed") == 1  # team verify

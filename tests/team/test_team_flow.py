@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
+from store.content import ERASED
 from store.library import Library
 from store.sessions.review import ReviewError
 from store.team.pull import pull
@@ -101,3 +102,51 @@ def test_a_pulled_node_is_decided_in_the_hub_not_here(
     with pytest.raises(ReviewError, match="came from the team hub"):
         bob.review("reject", [node_id])
     assert push(bob).ops == 0  # nothing of the team's goes back up from here
+
+
+def test_forgetting_a_text_reaches_the_nodes_pulled_from_the_team(
+    hub: Hub, team_library: Callable[..., Library]
+) -> None:
+    alice = team_library("alice", "alice")
+    bob = team_library("bob", "bob")
+    (tip,) = developer(alice, "t", WEB, [TSC], scope="TEAM")
+    push(alice)
+    rita = TeamQueue(hub.url("rita"))
+    try:
+        rita.review("approve", [tip])
+    finally:
+        rita.close()
+    assert pull(bob).events == 1
+    assert "TS2307" in bob.node(tip).summary
+    bob.forget("text", "TS2307", reason="a client's error text")
+    gone = bob.node(tip)
+    assert (gone.status, gone.summary) == ("forgotten", ERASED), (gone.status, gone.summary)
+    assert [n.node_id for n in bob.nodes() if "TS2307" in n.summary + n.evidence] == []
+    assert verify(bob).ok
+
+
+def test_a_node_forgotten_here_stays_erased_when_the_hub_sends_it_again(
+    hub: Hub, team_library: Callable[..., Library]
+) -> None:
+    alice = team_library("alice", "alice")
+    bob = team_library("bob", "bob")
+    (tip,) = developer(alice, "t", WEB, [TSC], scope="TEAM")
+    push(alice)
+    rita = TeamQueue(hub.url("rita"))
+    try:
+        rita.review("approve", [tip])
+        assert pull(bob).events == 1
+        assert bob.node(tip).summary == TSC
+        bob.forget("node", tip, reason="not ours to keep")
+        gone = bob.node(tip)
+        assert (gone.status, gone.summary) == ("forgotten", ERASED), (gone.status, gone.summary)
+        rita.review("scope", [tip], scope="PROJECT")  # the item, its summary included, again
+    finally:
+        rita.close()
+    assert pull(bob).events == 1
+    assert [
+        (n.node_id, n.status, n.summary[:30], n.evidence[:30])
+        for n in bob.nodes()
+        if "TS2307" in n.summary + n.evidence
+    ] == []
+    assert verify(bob).ok

@@ -130,6 +130,11 @@ def _bench_ingest(work: Path) -> dict[str, Any]:
     library = work / "ingest-lib"
     shutil.rmtree(library, ignore_errors=True)
     result = run_child("child-ingest", str(library), str(session))
+    real = [corpus_dir() / "transcripts", *filter(None, [_tune_set()])]
+    if real[0].is_dir():
+        # The same warm tier on real sessions: the synthetic one packs far more failures,
+        # and so candidates, into a megabyte than any real session does.
+        result["real_sessions"] = run_child("child-ingest-real", *map(str, real))
     result["hook_stop_ms"] = _hook_ms(library, session)
     result["hook_stop_cpu_ms"] = _hook_cpu_ms(library, session)
     result.update(_hook_burst(work, session))

@@ -13,16 +13,22 @@ memory is their own.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
+import os
 import resource
 import shutil
+import stat
 import statistics
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 from store.models.events import EventType
+from store.team.errors import TeamError
 from tooling.bench.common import own_peak_rss_mb, run_child
 
 _R = TypeVar("_R")
@@ -45,8 +51,11 @@ def run(work: Path, quick: bool) -> dict[str, Any]:
     from store.team import server
 
     size = sizes(quick)
-    folder = work / "team-hub"
-    hub = server.start(folder)
+    try:
+        folder = hub_folder(work)
+        hub = server.start(folder)
+    except TeamError as exc:
+        return {"skipped": f"no embedded hub: {exc}"}
     try:
         _members(hub)
         big = f"bench_{size['items_per_library']}"
@@ -81,6 +90,28 @@ def run(work: Path, quick: bool) -> dict[str, Any]:
         "status_ms": status.get("median_ms"),
         "errors": [r["error"] for r in (pushed, pulled, review, status) if "error" in r],
     }
+
+
+def hub_folder(work: Path) -> Path:
+    """Where the bench's hub lives: `team-hub` in the bench folder, unless the server's user
+    cannot enter that folder (this process is root, so the server runs as `nobody`, and the
+    bench folder sits in root's private home): then in the system's folder for temporary files
+    kept across reboots (the big hub takes minutes to build), named after the bench folder, and
+    made here (a folder of that name someone else made, or a link, is refused)."""
+    from store.team import server
+
+    folder = work / "team-hub"
+    if server.server_can_enter(work):
+        return folder
+    base = Path("/var/tmp") if Path("/var/tmp").is_dir() else Path(tempfile.gettempdir())
+    key = hashlib.sha256(str(work.resolve()).encode("utf-8")).hexdigest()[:10]
+    folder = base / f"librarian-bench-hub-{key}"
+    with contextlib.suppress(FileExistsError):
+        folder.mkdir(mode=0o755)
+    mode = folder.lstat()
+    if not stat.S_ISDIR(mode.st_mode) or mode.st_uid != os.geteuid():
+        raise TeamError(f"{folder} exists and was not made by this user: remove it")
+    return folder
 
 
 def _members(hub: Any) -> None:
@@ -149,6 +180,7 @@ def _big_hub(hub: Any, name: str, per: int) -> dict[str, Any]:
     try:
         done: dict[str, Any] = json.loads(marker.read_text(encoding="utf-8"))
         if done.get("version") == BUILD_VERSION:
+            _database(hub, name, fresh=False)  # the hub's newer migrations, if any
             return done
     except (OSError, ValueError):
         pass

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Iterator
-from typing import IO, Any
+from collections.abc import Callable, Iterable, Iterator
+from json.scanner import make_scanner
+from typing import IO, Any, cast
 
 #: Longer lines (newline included) are skipped as `line_too_long`, read in bounded chunks.
 MAX_LINE_BYTES = 8 * 1024 * 1024
@@ -85,7 +86,7 @@ def _iter_records(
     iterator = iter(lines)
     raw = next(iterator, _END)
     number = start_line
-    loads = json.loads
+    loads = _loads_line
     while raw is not _END:
         following = next(iterator, _END)
         try:  # the usual line: `_decode`'s answer without its checks
@@ -109,6 +110,25 @@ def _iter_records(
 
 
 _END: Any = object()  # past the last line
+
+
+#: The C scanner `json.loads` ends up in, for a line that is one JSON value.
+_SCAN: Callable[[str, int], tuple[Any, int]] = make_scanner(cast(Any, json.JSONDecoder()))
+
+
+def _loads_line(text: str) -> Any:
+    """`json.loads(text)` without its layers, for the usual line: a value from its first
+    character to its line end. Anything else (leading blanks, a BOM, extra data, no value)
+    raises ValueError, and the caller's `_decode` reads the line with `json.loads` itself."""
+    try:
+        obj, end = _SCAN(text, 0)
+    except StopIteration:
+        raise ValueError("no JSON value at the line's start") from None
+    if end != len(text) and text[end:].strip(" \t\n\r"):
+        raise ValueError("extra data after the value")
+    return obj
+
+
 _BLANK = object()
 
 
