@@ -93,7 +93,12 @@ def candidates(
         runs = _runs(episode)
         made = [(run, dead_end(run)) for run in runs]
         dead_ends = [
-            replace(d, routine=d.routine or _hygiene(run, edited, episode))
+            replace(
+                d,
+                routine=d.routine
+                or _hygiene(run, edited, episode)
+                or reviewer_rules.own_bad_import(run, found),
+            )
             for run, d in made
             if d is not None
         ]
@@ -113,13 +118,15 @@ def candidates(
             # install, with the error it answered) says all there is
             dead_ends = [replace(d, routine=d.routine or set_up) for d in dead_ends]
         slip = _slip(episode) or reviewer_rules.permission_hiccup(episode)
+        slip = slip or reviewer_rules.service_down(episode)
         if slip:  # neither the failure nor its fix is a lesson
             dead_ends = [replace(d, routine=d.routine or slip) for d in dead_ends]
             fix = replace(fix, routine=fix.routine or slip) if fix is not None else None
         # The precision bar: what is left must have a shape reviewers approve.
         kept = [run for run, d in made if d is not None]
         if fix is not None:
-            fix = replace(fix, unproven=_unproven_fix(episode, kept, written) or fix.unproven)
+            why = _unproven_fix(episode, kept, written) or reviewer_rules.taken_back(episode, found)
+            fix = replace(fix, unproven=why or fix.unproven)
         dead_ends = [
             replace(d, unproven=d.unproven or _unproven(run, d, episode, written))
             for run, d in zip(kept, dead_ends, strict=True)
@@ -225,7 +232,10 @@ def _runs(episode: Episode) -> list[Episode]:
 
 def _gist_text(output: str) -> str:
     span = snippets.error_gist(output)
-    return re.sub(r"\d+", "#", output[span[0] : span[1]]) if span else ""
+    if span is None:
+        return ""
+    line = output[span[0] : span[1]]
+    return re.sub(r"\d+", "#", line) + "#".join(reviewer_rules.error_numbers(line))
 
 
 def dead_end(episode: Episode) -> Candidate | None:

@@ -109,11 +109,16 @@ def _unproven(
     output = first.result.text
     span = snippets.error_gist(output)
     gist = output[span[0] : span[1]] if span else ""
+    if reviewer_rules.down(gist):
+        return reviewer_rules.SERVICE_DOWN
     missing = shapes.missing_package(gist)
     if missing and not _installed(missing, episode):
         return ""  # the environment lacks a dependency, whoever wrote the import
     if _fresh(first, gist, written):
         return "an error in code the session itself had written or edited (work in progress)"
+    if reviewer_rules.own_message(gist, [w.content for ws in written.values() for w in ws
+                                         if _before(w, first)]):  # fmt: skip
+        return reviewer_rules.OWN_MESSAGE
     slipped = _environment_slip(gist, first.command)
     if _alias(gist, first.target, first.command) and not shapes.NOT_INSTALLED.search(gist):
         return ""  # the machine itself speaks: another program answers for the one called
@@ -199,6 +204,8 @@ def _alias(output: str, target: str, command: str = "") -> bool:
     speaker = _SPEAKER.match(view)
     if speaker is None or speaker.group(1) in _SHELLS or speaker.group(1) == called:
         return False
+    if reviewer_rules.exception_name(speaker.group(1)):
+        return False  # an exception's class path, not another program
     return not re.search(rf"(?<![\w.-]){re.escape(speaker.group(1))}\b", command)
 
 

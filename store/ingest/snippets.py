@@ -12,6 +12,7 @@ import shlex
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
 
+from store.ingest import edit_gists
 from store.ingest.memo import per_session
 from store.ingest.output import ANSI, DROPPED_BLOCKS, EVIDENCE_CHARS
 from store.ingest.output import ERROR_NAME as ERROR_NAME
@@ -463,11 +464,12 @@ def edit_gist(tool: ToolUse) -> str:
         pair = next(
             (p for rank in (1, 2) for p in pairs if _code_rank(p[1]) == rank), (gone[0], came[0])
         )
-        return f"{_quoted(pair[0])} → {_quoted(pair[1])}"
+        old_shown, new_shown = edit_gists.windows(redact(pair[0]), redact(pair[1]), 70)
+        return f"{_quoted(old_shown)} → {_quoted(new_shown)}"
     if gone:
         return f"removed {_quoted(gone[0])}"
     if came:
-        return f"added {_quoted(came[0])}"
+        return f"added {_quoted(edit_gists.first_added(came))}"
     return "edited it"
 
 

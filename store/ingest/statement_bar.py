@@ -351,6 +351,9 @@ def _unshaped(c: Candidate, context: _Context) -> str:
         return "about the agent's own tooling (its skills, subagents, prompts, todos)"
     if c.type != "SOLUTION" and shapes.describes_change(summary):
         return "a change the agent made or plans, not a fact it learned"
+    listed = reviewer_rules.work_summary(summary)
+    if listed:
+        return listed
     alone = shapes.self_contained(summary)
     if alone:
         return f"not self-contained ({alone})"
@@ -486,6 +489,8 @@ def _unproven_correction(c: Candidate) -> str:
     words = c.evidence
     if words.rstrip().endswith("?"):
         return "a question to the agent, not a settled correction"
+    if reviewer_rules.unsettled_correction(words):
+        return reviewer_rules.UNSETTLED_CORRECTION
     if len(bar.content_words(words)) < 6:
         return "a correction too short to say what to do instead"
     if not _USER_REASON.search(words):
