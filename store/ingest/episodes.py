@@ -90,6 +90,7 @@ def candidates(
     written = _written(found)
     places = _places(found)
     for episode in episodes(found):
+        episode.changes[:] = [a for a in episode.changes if not reviewer_rules.install_failed(a)]
         runs = _runs(episode)
         made = [(run, dead_end(run)) for run in runs]
         dead_ends = [
@@ -184,6 +185,7 @@ def _late_cause(failure: Action, gist: str) -> str:
                 and not statements.HEDGE.search(sentence)
                 and not bar.DANGLING.match(sentence)
                 and tied & set(bar.content_words(sentence))
+                and not reviewer_rules.points_back(sentence)
             ):
                 return snippets.clean(sentence, 220)
     return ""
@@ -210,6 +212,7 @@ def _diagnosis(message: TranscriptMessage | None) -> str:
             and _STATES.search(clause)
             and bar.entities(clause)
             and not bar.DANGLING.match(clause)
+            and not reviewer_rules.points_back(clause)
         ):
             return snippets.clean(clause, 220)
     return ""

@@ -351,7 +351,7 @@ def _unshaped(c: Candidate, context: _Context) -> str:
         return "about the agent's own tooling (its skills, subagents, prompts, todos)"
     if c.type != "SOLUTION" and shapes.describes_change(summary):
         return "a change the agent made or plans, not a fact it learned"
-    listed = reviewer_rules.work_summary(summary)
+    listed = reviewer_rules.work_summary(summary) or reviewer_rules.vague_statement(summary)
     if listed:
         return listed
     alone = shapes.self_contained(summary)
