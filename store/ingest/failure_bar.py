@@ -116,12 +116,12 @@ def _unproven(
         return ""  # the environment lacks a dependency, whoever wrote the import
     if _fresh(first, gist, written):
         return "an error in code the session itself had written or edited (work in progress)"
-    mine = {name for name, ws in written.items() if any(_before(w, first) for w in ws)}
-    if reviewer_rules.runs_own_file(first.command, gist, mine):
-        return reviewer_rules.RUNS_OWN_FILE
     if reviewer_rules.own_message(gist, [w.content for ws in written.values() for w in ws
                                          if _before(w, first)]):  # fmt: skip
         return reviewer_rules.OWN_MESSAGE
+    mine = {name for name, ws in written.items() if any(_before(w, first) for w in ws)}
+    if reviewer_rules.runs_own_file(first.command, gist, mine):
+        return reviewer_rules.RUNS_OWN_FILE
     slipped = _environment_slip(gist, first.command)
     if _alias(gist, first.target, first.command) and not shapes.NOT_INSTALLED.search(gist):
         return ""  # the machine itself speaks: another program answers for the one called

@@ -667,7 +667,9 @@ _INSTALL_DONE = re.compile(
 def install_failed(action: Action) -> bool:
     """Whether an install that no flag marked as failed reports in its output that it
     failed (its exit status lost in a pipe): then it changed nothing."""
-    if not action.command or not _INSTALL_STEP.match(_unlaunched(snippets.main_stage(action.command))):
+    if not action.command or not _INSTALL_STEP.match(
+        _unlaunched(snippets.main_stage(action.command))
+    ):
         return False
     tail = action.result.text[-8000:]
     return bool(_INSTALL_ERROR.search(tail)) and not _INSTALL_DONE.search(tail)
@@ -708,9 +710,7 @@ def runs_own_file(command: str, gist: str, mine: set[str]) -> bool:
     stems = {name.rsplit(".", 1)[0]: name for name in mine if "." in name}
     hit = False
     for name in _named_files(command):
-        if name in mine or (
-            "." not in name and len(name) >= _MIN_STEM and name in stems
-        ):
+        if name in mine or ("." not in name and len(name) >= _MIN_STEM and name in stems):
             hit = True
             break
     if not hit:
@@ -738,7 +738,7 @@ _UNSAID_DIFFERENCE = re.compile(
     r"\b(?:has|have|uses|use|takes|take|follows|needs|is|are)\s+(?:a\s+|an\s+)?(?:different"
     r"|another|its own|their own|new|special|separate)\s+(?:approach|way|mechanism|behaviou?r"
     r"|handling|strategy|pattern|method|model|system|logic|style)\b(?:\s+(?:to|for|of|in)\s+"
-    r"[\w`.-]+(?:\s+[\w`.-]+)?)?\s*[.!]?\s*$",
+    r"[\w`.-]+(?:\s+[\w`.-]+){0,2})?\s*[.!]?\s*$",
     re.IGNORECASE,
 )
 _NOW_DOING = re.compile(r"\b(?:is|are)\s+now\s+[a-z]+ing\b", re.IGNORECASE)
