@@ -584,8 +584,8 @@ def _install_then_retry(install_output: str, *, other_way: bool) -> list[str]:
     t.run("Bash", GH_MISSING, error=True, command="gh repo view acme/config 2>&1")
     t.run("Bash", install_output, command="brew install gh 2>&1 | tail -20")
     if other_way:
-        t.run("Bash", "gh version 2.67.0", command="curl -sL https://example.com/gh.zip"
-              " -o /tmp/gh.zip && unzip -qo /tmp/gh.zip -d /tmp/gh && cp /tmp/gh/gh ~/bin/")  # fmt: skip
+        fetch = "curl -sL https://example.com/gh.zip -o /tmp/gh.zip && unzip -qo /tmp/gh.zip"
+        t.run("Bash", "gh version 2.67.0", command=f"{fetch} -d /tmp/gh && cp /tmp/gh/gh ~/bin/")
     t.run("Bash", "name: acme/config", command="~/bin/gh repo view acme/config 2>&1")
     return [n.summary for n in of_type(t.extract(), "SOLUTION") if not n.suppressed]
 
