@@ -1,5 +1,6 @@
-"""The reviewer rules of `store.ingest.reviewer_rules` (issue 11, round 12), each with a case
-it must catch and a case it must leave alone, on synthetic sessions written here."""
+"""The reviewer rules of `store.ingest.reviewer_rules` and `reviewer_rules14` (issue 11,
+rounds 12–14), each with a case it must catch and a case it must leave alone, on synthetic
+sessions written here."""
 
 from __future__ import annotations
 
@@ -12,7 +13,6 @@ from store.ingest.reviewer_rules import (
     OWN_MESSAGE,
     PERMISSION_HICCUP,
     REPLACED_BY_ROOT_CAUSE,
-    RUNS_OWN_FILE,
     SERVICE_DOWN,
     TAKEN_BACK,
     UNSETTLED_CORRECTION,
@@ -25,12 +25,10 @@ from store.ingest.reviewer_rules import (
     installs_missing,
     line_the_cause_names,
     own_message,
-    points_back,
-    runs_own_file,
     unsettled_correction,
-    vague_statement,
     work_summary,
 )
+from store.ingest.reviewer_rules14 import RUNS_OWN_FILE, points_back, runs_own_file, vague_statement
 from store.ingest.snippets import edit_gist
 from store.models import ToolUse
 from tests.store.test_warm import Transcript, of_type, only, prompt
