@@ -117,7 +117,12 @@ _UNSAID_DIFFERENCE = re.compile(
     r"[\w`.-]+(?:\s+[\w`.-]+){0,2})?\s*[.!]?\s*$",
     re.IGNORECASE,
 )
-_NOW_DOING = re.compile(r"\b(?:is|are)\s+now\s+[a-z]+ing\b", re.IGNORECASE)
+#: "… is now generating …": a gerund after "is now" (not a noun ending so: `string`, `thing`).
+_NOW_DOING = re.compile(
+    r"\b(?:is|are)\s+now\s+(?!(?:string|thing|nothing|something|everything|anything|spring"
+    r"|ring|king|wing|ping)\b)[a-z]+ing\b",
+    re.IGNORECASE,
+)
 _BUNDLED = re.compile(
     r"\b(?:is|are)\s+(?:bundled|shipped|included|packaged)\s+(?:with|in|into|inside)\s+"
     r"(?:the\s+)?[\w .+-]{1,40}[.!]?\s*$",

@@ -692,3 +692,4 @@ def test_findings_that_say_what_differs_or_where_are_not_vague() -> None:
     assert not vague_statement("`cmake.exe` is bundled with VS at `C:/VS/Common7/cmake/bin`.")
     assert not vague_statement("In OpenZeppelin 4.x, `PausableUpgradeable` is in `security/`.")
     assert not vague_statement("The generator now emits `oneOf` for every taxonomy property.")
+    assert not vague_statement("Since v2 the `id` field is now string, not a number.")
