@@ -38,10 +38,10 @@ imports: setup
 	$(BIN)/lint-imports
 
 test: setup
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto
 
 test-fast: setup
-	$(BIN)/python -m pytest -q -m "not corpus"
+	$(BIN)/python -m pytest -q -n auto -m "not corpus"
 
 bench: setup
 	$(BIN)/librarian bench --json
