@@ -104,29 +104,9 @@ def test_a_pulled_node_is_decided_in_the_hub_not_here(
     assert push(bob).ops == 0  # nothing of the team's goes back up from here
 
 
-def test_forgetting_a_text_reaches_the_nodes_pulled_from_the_team(
-    hub: Hub, team_library: Callable[..., Library]
-) -> None:
-    alice = team_library("alice", "alice")
-    bob = team_library("bob", "bob")
-    (tip,) = developer(alice, "t", WEB, [TSC], scope="TEAM")
-    push(alice)
-    rita = TeamQueue(hub.url("rita"))
-    try:
-        rita.review("approve", [tip])
-    finally:
-        rita.close()
-    assert pull(bob).events == 1
-    assert "TS2307" in bob.node(tip).summary
-    bob.forget("text", "TS2307", reason="a client's error text")
-    gone = bob.node(tip)
-    assert (gone.status, gone.summary) == ("forgotten", ERASED), (gone.status, gone.summary)
-    assert [n.node_id for n in bob.nodes() if "TS2307" in n.summary + n.evidence] == []
-    assert verify(bob).ok
-
-
+@pytest.mark.parametrize("what", ["node", "text"])  # by id, or by a text it holds
 def test_a_node_forgotten_here_stays_erased_when_the_hub_sends_it_again(
-    hub: Hub, team_library: Callable[..., Library]
+    hub: Hub, team_library: Callable[..., Library], what: str
 ) -> None:
     alice = team_library("alice", "alice")
     bob = team_library("bob", "bob")
@@ -137,7 +117,7 @@ def test_a_node_forgotten_here_stays_erased_when_the_hub_sends_it_again(
         rita.review("approve", [tip])
         assert pull(bob).events == 1
         assert bob.node(tip).summary == TSC
-        bob.forget("node", tip, reason="not ours to keep")
+        bob.forget(what, tip if what == "node" else "TS2307", reason="not ours to keep")
         gone = bob.node(tip)
         assert (gone.status, gone.summary) == ("forgotten", ERASED), (gone.status, gone.summary)
         rita.review("scope", [tip], scope="PROJECT")  # the item, its summary included, again
