@@ -29,7 +29,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from itertools import pairwise
 
-from store.ingest import bar, reviewer_rules, reviewer_rules14, shapes, snippets, statements
+from store.ingest import bar, reviewer_rules, shapes, snippets, statements
 from store.ingest.actions import (
     _SPEAKER,
     _STATES,
@@ -90,7 +90,6 @@ def candidates(
     written = _written(found)
     places = _places(found)
     for episode in episodes(found):
-        episode.changes[:] = [a for a in episode.changes if not reviewer_rules14.install_failed(a)]
         runs = _runs(episode)
         made = [(run, dead_end(run)) for run in runs]
         dead_ends = [
@@ -185,7 +184,6 @@ def _late_cause(failure: Action, gist: str) -> str:
                 and not statements.HEDGE.search(sentence)
                 and not bar.DANGLING.match(sentence)
                 and tied & set(bar.content_words(sentence))
-                and not reviewer_rules14.points_back(sentence)
             ):
                 return snippets.clean(sentence, 220)
     return ""
@@ -212,7 +210,6 @@ def _diagnosis(message: TranscriptMessage | None) -> str:
             and _STATES.search(clause)
             and bar.entities(clause)
             and not bar.DANGLING.match(clause)
-            and not reviewer_rules14.points_back(clause)
         ):
             return snippets.clean(clause, 220)
     return ""

@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from store.ingest import reviewer_rules, reviewer_rules14, shapes, snippets
+from store.ingest import reviewer_rules, shapes, snippets
 from store.ingest.actions import (
     _SHELLS,
     _SPEAKER,
@@ -119,9 +119,6 @@ def _unproven(
     if reviewer_rules.own_message(gist, [w.content for ws in written.values() for w in ws
                                          if _before(w, first)]):  # fmt: skip
         return reviewer_rules.OWN_MESSAGE
-    mine = {name for name, ws in written.items() if any(_before(w, first) for w in ws)}
-    if reviewer_rules14.runs_own_file(first.command, gist, mine):
-        return reviewer_rules14.RUNS_OWN_FILE
     slipped = _environment_slip(gist, first.command)
     if _alias(gist, first.target, first.command) and not shapes.NOT_INSTALLED.search(gist):
         return ""  # the machine itself speaks: another program answers for the one called

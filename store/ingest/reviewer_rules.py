@@ -71,8 +71,6 @@ Round 13 (the same kind of judges' reasons, on a fresh set of sessions):
 15. **An exception's class path is not a program** (`exception_name`). An error line that
    starts `asyncpg.exceptions.RaiseError: …` names the error's class, not another program
    answering for the one called (which would make it a fact about the machine).
-
-Round 14: rules 16–19 are in `store.ingest.reviewer_rules14`.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from store.ingest import bar, reviewer_rules, reviewer_rules14, shapes, snippets, statements
+from store.ingest import bar, reviewer_rules, shapes, snippets, statements
 from store.ingest.candidates import Candidate
 from store.ingest.context import _Context, _Evidence, _head
 
@@ -351,7 +351,7 @@ def _unshaped(c: Candidate, context: _Context) -> str:
         return "about the agent's own tooling (its skills, subagents, prompts, todos)"
     if c.type != "SOLUTION" and shapes.describes_change(summary):
         return "a change the agent made or plans, not a fact it learned"
-    listed = reviewer_rules.work_summary(summary) or reviewer_rules14.vague_statement(summary)
+    listed = reviewer_rules.work_summary(summary)
     if listed:
         return listed
     alone = shapes.self_contained(summary)

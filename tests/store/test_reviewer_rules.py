@@ -1,6 +1,5 @@
-"""The reviewer rules of `store.ingest.reviewer_rules` and `reviewer_rules14` (issue 11,
-rounds 12–14), each with a case it must catch and a case it must leave alone, on synthetic
-sessions written here."""
+"""The reviewer rules of `store.ingest.reviewer_rules` (issue 11, round 12), each with a case
+it must catch and a case it must leave alone, on synthetic sessions written here."""
 
 from __future__ import annotations
 
@@ -28,7 +27,6 @@ from store.ingest.reviewer_rules import (
     unsettled_correction,
     work_summary,
 )
-from store.ingest.reviewer_rules14 import RUNS_OWN_FILE, points_back, runs_own_file, vague_statement
 from store.ingest.snippets import edit_gist
 from store.models import ToolUse
 from tests.store.test_warm import Transcript, of_type, only, prompt
@@ -563,133 +561,3 @@ def test_a_program_name_before_a_colon_is_still_a_program() -> None:
     assert not exception_name("lsd")
     assert not exception_name("python3.11")
     assert not exception_name("git")
-
-
-# --------------------------------------------------------------------------- 16. failed install
-
-GH_MISSING = "Exit code 127\n/bin/bash: gh: command not found"
-BREW_REFUSED = (
-    "==> Fetching downloads for: gh\nError: Your Xcode (11.3.1) at /Applications/Xcode.app is"
-    " too outdated.\nPlease update to Xcode 14.2 (or delete it)."
-)
-BREW_POURED = (
-    "==> Fetching gh\n==> Pouring gh--2.67.0.bottle.tar.gz\n🍺  /usr/local/Cellar/gh/2.67.0"
-)
-
-
-def _install_then_retry(install_output: str, *, other_way: bool) -> list[str]:
-    t = Transcript()
-    t.run("Bash", GH_MISSING, error=True, command="gh repo view acme/config 2>&1")
-    t.run("Bash", install_output, command="brew install gh 2>&1 | tail -20")
-    if other_way:
-        fetch = "curl -sL https://example.com/gh.zip -o /tmp/gh.zip && unzip -qo /tmp/gh.zip"
-        t.run("Bash", "gh version 2.67.0", command=f"{fetch} -d /tmp/gh && cp /tmp/gh/gh ~/bin/")
-    t.run("Bash", "name: acme/config", command="~/bin/gh repo view acme/config 2>&1")
-    return [n.summary for n in of_type(t.extract(), "SOLUTION") if not n.suppressed]
-
-
-def test_an_install_that_reported_an_error_is_never_credited() -> None:
-    assert not any("brew install" in s for s in _install_then_retry(BREW_REFUSED, other_way=True))
-    assert not any("brew install" in s for s in _install_then_retry(BREW_REFUSED, other_way=False))
-
-
-def test_an_install_that_worked_is_credited() -> None:
-    (fix,) = _install_then_retry(BREW_POURED, other_way=False)
-    assert "after running `brew install gh`" in fix
-
-
-# --------------------------------------------------------------------------- 17. own files run
-
-JQ_ESCAPING = (
-    "Exit code 3\njq: error: syntax error, unexpected INVALID_CHARACTER at <top-level>, line 1:"
-    '\n.tasks[] | \\"- \\\\(.id)\\"'
-)
-
-
-def _hook_runs(*, wrote: bool) -> list[str]:
-    t = Transcript()
-    if wrote:
-        t.run("Write", "File created", file_path="/home/u/.claude/hooks/plan-tasks.sh",
-              content="#!/bin/bash\njq -r '.tasks[] | .id'\n")  # fmt: skip
-    t.run("Bash", JQ_ESCAPING, error=True,
-          command="~/.claude/hooks/plan-tasks.sh analyze '{\"tasks\":[]}'")  # fmt: skip
-    t.run("Bash", JQ_ESCAPING, error=True,
-          command="echo '{\"tasks\":[]}' | ~/.claude/hooks/plan-tasks.sh -")  # fmt: skip
-    return [n.suppressed for n in of_type(t.extract(), "DEAD_END")]
-
-
-def test_running_a_script_the_session_wrote_is_its_work_in_progress() -> None:
-    assert _hook_runs(wrote=True) == [RUNS_OWN_FILE, RUNS_OWN_FILE]
-    t = Transcript()
-    t.run("Edit", "updated", file_path="/w/src/test/java/WidgetPatternsIT.java",
-          old_string="class A {}", new_string="class A {\n  @Test void oneOf() {}\n}")  # fmt: skip
-    t.run("Bash", "Exit code 1\n[ERROR] WidgetPatternsIT.oneOf:41 com.example.jsonpath."
-          "PathNotFoundException: No results for path: $['components']['schemas']['Widget']",
-          error=True, command="mvn test -Dtest=WidgetPatternsIT -q 2>&1")  # fmt: skip
-    assert only(t.extract(), "DEAD_END").suppressed == RUNS_OWN_FILE
-
-
-def test_a_script_the_session_never_wrote_or_an_error_elsewhere_is_not_its_work() -> None:
-    assert RUNS_OWN_FILE not in _hook_runs(wrote=False)
-    mine = {"test_api.py"}
-    assert runs_own_file("python tests/test_api.py", "KeyError: 'submission_date'", mine)
-    assert not runs_own_file(
-        "python tests/test_api.py", "ImportError: cannot import name 'Pool' (/app/src/db.py)", mine
-    )
-    assert not runs_own_file("npm run test", "FAIL src/app.test.ts", mine)
-    assert not runs_own_file("mvn test -Dtest=ApiIT", "No results for path", {"ApiIT.java"})
-    assert runs_own_file("mvn test -Dtest=WidgetApiIT", "No results", {"WidgetApiIT.java"})
-
-
-# --------------------------------------------------------------------------- 18. points back
-
-BUILD_FAILS = (
-    "Exit code 1\n> Task :compileJava FAILED\nsrc/main/java/mod/Items.java:12: error: cannot"
-    " find symbol\n  symbol: class SwordItem"
-)
-
-
-def _build_then_says(cause: str) -> str:
-    t = Transcript()
-    t.run("Bash", BUILD_FAILS, error=True, command="./gradlew build 2>&1")
-    t.say(cause)
-    return only(t.extract(), "DEAD_END").summary
-
-
-def test_a_cause_that_points_back_at_a_version_is_no_cause() -> None:
-    assert points_back("`SwordItem` was removed in this MC version")
-    assert points_back("that release dropped the flag")
-    assert "this MC version" not in _build_then_says(
-        "`SwordItem` was removed in this MC version, so the build fails."
-    )
-
-
-def test_a_cause_that_names_its_version_is_kept() -> None:
-    assert not points_back("`SwordItem` was removed in Minecraft 1.21.11")
-    assert not points_back("this is a version mismatch between `react` and its renderer")
-    assert "Minecraft 1.21.11" in _build_then_says(
-        "`SwordItem` was removed in Minecraft 1.21.11, so the build fails."
-    )
-
-
-# --------------------------------------------------------------------------- 19. vague
-
-
-def test_findings_that_state_nothing_checkable_are_vague() -> None:
-    assert vague_statement("The issue - OpenZeppelin 4.x has a different approach to overrides.")
-    assert vague_statement("Vite uses its own way of handling env files.")
-    assert vague_statement("`cl.exe` is at MSVC 14.50 and `cmake.exe` is bundled with VS.")
-    assert vague_statement(
-        "The `unit` property is now generating a `oneOf` structure rather than an enum."
-    )
-
-
-def test_findings_that_say_what_differs_or_where_are_not_vague() -> None:
-    assert not vague_statement(
-        "OpenZeppelin 4.x has a different approach to overrides: `_beforeTokenTransfer`, not"
-        " `_update`."
-    )
-    assert not vague_statement("`cmake.exe` is bundled with VS at `C:/VS/Common7/cmake/bin`.")
-    assert not vague_statement("In OpenZeppelin 4.x, `PausableUpgradeable` is in `security/`.")
-    assert not vague_statement("The generator now emits `oneOf` for every taxonomy property.")
-    assert not vague_statement("Since v2 the `id` field is now string, not a number.")
