@@ -228,10 +228,7 @@ class LibrarianApp(App[int]):
             screen.dismiss()
             return
         lines = [
-            SheetLine(
-                row.group, row.keys, row.binding.tooltip or row.binding.description, row.enabled
-            )
-            for row in screen_keys(screen)
+            SheetLine(row.group, row.keys, row.text, row.enabled) for row in screen_keys(screen)
         ]
         lines.append(SheetLine("Screens", "^p", "the command palette: every action here, by name"))
         title = screen.sub_title or self.title

@@ -438,7 +438,7 @@ class HealthScreen(LibrarianScreen):
             field.value = ""
             select.value = ANY
         else:
-            self.query_one(HealthTable).focus()
+            self.action_focus_table()
 
     @on(Input.Changed, "#health-filter")
     def _filter_changed(self) -> None:

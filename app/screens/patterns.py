@@ -466,7 +466,7 @@ class PatternsScreen(LibrarianScreen):
             field.value = ""
             select.value = ALL
         else:
-            self.query_one(PatternTable).focus()
+            self.action_focus_list()
 
     @on(Input.Changed, "#pattern-filter")
     def _filter_changed(self) -> None:

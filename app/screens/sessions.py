@@ -276,7 +276,7 @@ class SessionsScreen(LibrarianScreen):
                 self.query_one(DagView).filter_types(None)
                 self._update_status()
         else:
-            self.query_one(SessionList).focus()
+            self.action_focus_list()
 
     def open_session(self, session_id: str) -> None:
         """Select a session and show its graph (used by the command palette)."""

@@ -366,7 +366,7 @@ class SkillsScreen(LibrarianScreen):
             for field in fields:
                 field.value = ""
         else:
-            self.query_one(SkillTable).focus()
+            self.action_focus_list()
 
     async def show_skill(self, skill: str) -> None:
         """Put the cursor on a skill by name (another screen asked for it)."""

@@ -20,15 +20,14 @@ from store.ingest.snippets import _FILTERS
 def _was(failed_with: str, whole: bool = False) -> str:
     """How the solution names the error it fixed: its code or class, or (`whole`, when no
     dead end beside it reaches the queue) the gist of the error line itself."""
+    if not whole:
+        named = snippets.error_class(failed_with)
+        return f" (it had failed with {named})" if named else ""
     error = snippets.error_gist(failed_with)
     if error is None:
         return ""
-    line = failed_with[error[0] : error[1]]
-    if whole:
-        gist = snippets.error_line(line, 110)
-        return f" (it had failed with {gist.rstrip('.')})" if gist else ""
-    named = _ERROR_NAME.search(line)
-    return f" (it had failed with {named.group(0)})" if named else ""
+    gist = snippets.error_line(failed_with[error[0] : error[1]], 110)
+    return f" (it had failed with {gist.rstrip('.')})" if gist else ""
 
 
 def _with_symptom(fix: Candidate, episode: Episode) -> Candidate:
@@ -343,9 +342,7 @@ def _names_package(command: str, needed: str) -> bool:
     if len(want) < 2:
         return False
     words = snippets.main_stage(command).lower().replace("_", "-").split()[2:]
-    names = [
-        re.split(r"[=<>~^!\[]|@(?=\d|\^|~|latest)", w)[0] for w in words if not w.startswith("-")
-    ]
+    names = [_VERSION_CUT.split(w)[0] for w in words if not w.startswith("-")]
     return any(want == n or (len(want) >= 3 and want in n) for n in names)
 
 
@@ -436,9 +433,6 @@ def _changes_state(command: str) -> bool:
 _SCRIPT = re.compile(
     r"(?:^|[\s;&|(])(?:python[\d.]*|node|ruby|perl|deno|bun|php)(?:\s+-[\w-]+)*\s+(?:-[ceE]\b|-?\s*<<)"
 )
-
-
-_ERROR_NAME = snippets.ERROR_NAME
 
 
 def _join(parts: Sequence[str]) -> str:

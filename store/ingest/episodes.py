@@ -298,7 +298,6 @@ def _replaced(cause: str, failure: Action) -> bool:
 _GLUE_PROGRAMS = frozenset(
     "echo printf cd pushd popd source . export set unset sleep true false wait clear".split()
 )
-_STEP_SPLIT = re.compile(r"\s*(?:&&|\|\||;|\n)\s*")
 _STEP_WORD = re.compile(r"[A-Za-z][\w.-]{3,}")
 
 

@@ -47,7 +47,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
-from store.ingest.secret_names import is_reference, named_spans
+from store.ingest.secret_names import NAME_ROOTS, is_reference, named_spans
 from store.secret_formats import KIND_PREFIXES, format_spans, may_hold_format
 from store.skills.lint import secret_spans
 
@@ -286,7 +286,7 @@ _ESCAPES = re.compile(r"\\+(?=[\"'])")
 #: (`token\\": \\"`, `password=\\"`); how far before its root a name may start, and how far
 #: after the field its value may end.
 _ESCAPED_NAME = re.compile(
-    r"(?:pass|pw|secret|token|credential|licen|key|auth|sig)[a-z0-9_-]{0,40}"
+    rf"(?:{'|'.join(NAME_ROOTS)})[a-z0-9_-]{{0,40}}"
     r"(?:\\+[\"'][ \t]*:|[ \t]*=[ \t]*\\+[\"'])"
 )
 _NAME_REACH = 80

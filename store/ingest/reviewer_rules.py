@@ -25,7 +25,7 @@ never about the strings of any session, and each has a positive and a negative t
    `--prefix DIR`, `--allow-root`, `--unsafe-perm`, `--no-sandbox`), nothing edited or
    installed in between, is routine environment noise: neither the failure nor its "fix" is
    about the project.
-6. **The project was broken before the session touched it** (`located_compiler_error`). A
+6. **The project was broken before the session touched it** (`broken_before`). A
    compiler's or type checker's error at a file, line and column (`suite_test.go:41:148: not
    enough arguments in call to NewController`, `page.tsx(309,33): error TS18047: …`) in a file
    the session had not written or edited before is a fact about the project's state at the
@@ -365,13 +365,6 @@ _BUILTIN_NAMES = frozenset(
 )  # fmt: skip
 
 
-def located_compiler_error(gist: str) -> bool:
-    """Whether an error line is a compiler's or type checker's error at a file, line and
-    column with a message of three words or more (see the module's rule 6)."""
-    m = _LOCATED_ERROR.match(gist)
-    return m is not None and len(_MESSAGE_WORD.findall(m.group("message"))) >= 3
-
-
 def broken_before(gist: str, wrote: Sequence[str]) -> bool:
     """Whether a located compiler error is the project's own state, not the session's work
     (see the module's rule 6): no name its message quotes or spells like code is in what the
@@ -600,7 +593,6 @@ def error_numbers(gist: str) -> tuple[str, ...]:
 _MESSAGE = re.compile(
     r"(?:^|[\s.])(?:[A-Za-z_.]*(?:Error|Exception|Failure)|error|fatal)\s*:\s*(.+)$"
 )
-_MESSAGE_WORDS = re.compile(r"[^\W\d_]{2,}")
 
 OWN_MESSAGE = (
     "the error is a message the session itself wrote (its own check or assertion failing):"
@@ -616,7 +608,7 @@ def own_message(gist: str, wrote: Sequence[str]) -> str:
     module's rule 14)."""
     m = _MESSAGE.search(gist.strip())
     message = (m.group(1) if m else gist).strip().strip("'\"").rstrip(".!")
-    if len(_MESSAGE_WORDS.findall(message)) < 4:
+    if len(_WORD.findall(message)) < 4:
         return ""
     return OWN_MESSAGE if any(message in text for text in wrote) else ""
 

@@ -138,6 +138,8 @@ _FIRST_PASS = {
         ("sig", _ASSIGNED),
     )
 }
+#: The roots a secret-sounding name holds (what `redact` looks for before an escaped field).
+NAME_ROOTS = tuple(_FIRST_PASS)
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-")
 _NAME_REST = re.compile(_REST)
 _MAX_NAME = 80

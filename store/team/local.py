@@ -133,28 +133,14 @@ def projects(conn: sqlite3.Connection, config: Config) -> list[str]:
 # -- the push queue --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Queue:
-    """What the next push sends: ops in local order, and the last event considered."""
-
-    ops: tuple[dict[str, Any], ...]
-    through: int
-    events: int
-
-
-def queue(conn: sqlite3.Connection, library_id: str, after: int) -> Queue:
-    """Ops for every event after `after` that changes what this library offers the team.
-
-    A node's changes count only once it has been approved (what was never approved is not
-    the team's business); an approval stages the node as it is now, with its evidence,
-    its edges and its session's start, redacted again on the way out."""
-    plan = QueuePlan(conn, library_id, after)
-    return Queue(tuple(plan.take(conn, len(plan))), plan.through, plan.events)
-
-
 class QueuePlan:
     """The push queue read at once (its events), made into ops a few at a time (`take`), so
-    that a push sends one batch while it makes the next: the same ops as `queue`."""
+    that a push sends one batch while it makes the next.
+
+    Ops are made for every event after `after` that changes what this library offers the
+    team. A node's changes count only once it has been approved (what was never approved is
+    not the team's business); an approval stages the node as it is now, with its evidence,
+    its edges and its session's start, redacted again on the way out."""
 
     def __init__(self, conn: sqlite3.Connection, library_id: str, after: int) -> None:
         self.library_id = library_id

@@ -331,7 +331,9 @@ def _colleague(hub: Any, developers: list[Path]) -> int:
         queue.close()
     drafts = TeamQueue(hub.url(COLLEAGUE, DATABASE), kind="draft")
     try:
-        approve = [d.draft_id for d in drafts.drafts() if d.draft_id.startswith("d_alex_")]
+        approve = [
+            d.draft_id for d in drafts.drafts() if d.draft_id.startswith(f"d_{APPROVED_DRAFT}_")
+        ]
         if approve:
             drafts.review("approve", approve)
             decided += len(approve)

@@ -55,10 +55,6 @@ class DraftsPane(ListPane[Draft, str]):
         #: The team hub's drafts while the source is "team" (None: this library's own).
         self._team: TeamQueue | None = None
 
-    @property
-    def team(self) -> TeamQueue | None:
-        return self._team
-
     def set_team(self, queue: TeamQueue | None) -> None:
         """Switch the source: the hub's drafts (`queue`, made with kind="draft") or this
         library's (None); the list is read again."""

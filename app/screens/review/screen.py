@@ -354,7 +354,7 @@ class ReviewScreen(LibrarianScreen):
         if self.pane is self.nodes:
             self.nodes.action_clear()
         else:
-            self.pane.list_widget().focus()
+            self.action_focus_list()
 
     def action_promote(self) -> None:
         self.nodes.action_promote()
