@@ -20,7 +20,6 @@ from store.models import SCOPES, Citation, ContextMessage, Draft, Node, QueueCou
 from store.team import hub as hub_api
 from store.team.connection import connect, describe, hub_errors
 from store.team.errors import TeamError
-from store.team.hub_schema import HUB_SCHEMA
 
 if TYPE_CHECKING:
     from store.team.hub import Conn
@@ -47,6 +46,10 @@ _COLUMNS = (
     "i.item_id, i.body, i.status, i.author, i.developer, i.project, i.scope, i.type,"
     " i.summary, i.staged_at, i.decided_by, i.decided_at, i.reason, i.last_event"
 )
+
+#: The oldest hub schema whose tables the review queue reads (schema 2 changed only `pull`):
+#: a hub not yet upgraded still lists its items.
+READS_SCHEMA = 1
 
 
 class DecisionOverruled(TeamError):
@@ -258,7 +261,7 @@ class TeamQueue:
         text: str,
     ) -> tuple[str, list[Any]]:
         clauses = ["i.kind = %s", "librarian.schema_version() >= %s"]
-        params: list[Any] = [self.kind, HUB_SCHEMA]
+        params: list[Any] = [self.kind, READS_SCHEMA]
         if status:
             clauses.append("i.status = ANY(%s)")
             params.append(list(STATUSES.get(status, (status,))))

@@ -334,6 +334,11 @@ def test_a_hub_at_schema_1_is_upgraded_and_pulls_the_same(
         library.config.set("team.hub", f'"{old.url(user)}"')
     developer(alice, "a", "/w/api", [DEAD, FIX], scope="TEAM")
     push(alice)  # a newer librarian works with a hub at schema 1
+    queue = TeamQueue(old.url("rita"))  # and reviews on it: the queue lists what was staged
+    try:
+        assert sorted(n.node_id for n in queue.nodes(status="pending")) == ["n_a0", "n_a1"]
+    finally:
+        queue.close()
     with old.connect("rita") as rita:
         hub_api.decide(rita, ["n_a0", "n_a1"], [1, 2], "approve", {})
     with old.connect("bob") as conn:
